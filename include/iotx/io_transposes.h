@@ -1,0 +1,61 @@
+// io_transposes.json: a JSON array of {"input_name", "reshape", "transpose"} (SPEC section 1),
+// and loading the single or modular set of them the wrapper consumes (sections 3 and 4).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iotx/export.h"
+#include "iotx/netlist.h"
+#include "iotx/spec.h"
+#include "iotx/status.h"
+
+namespace iotx {
+
+struct IOTX_API IoTransposes {
+  SpecMap specs;
+  std::vector<Warning> warnings;  // e.g. a repeated input_name (the first one is kept)
+};
+
+struct IOTX_API ParseOptions {
+  // A repeated input_name keeps the first element and warns (apply, materialize, wrap);
+  // `iotx validate` makes it an error instead.
+  bool duplicate_name_is_error = false;
+};
+
+// Parses the text of an io_transposes.json. `file_name` is only used in diagnostics. Each
+// element is checked for shape (keys and JSON types), ValidateSpec and CheckInputName; the
+// first problem is returned, naming the file, the element index and the key.
+IOTX_API Expected<IoTransposes> ParseIoTransposes(std::string_view json_text,
+                                                  const std::string& file_name,
+                                                  const ParseOptions& options = {});
+
+// Reads and parses a file. A missing or unreadable file is kIoOpen / kIoRead.
+IOTX_API Expected<IoTransposes> ReadIoTransposes(const std::string& path,
+                                                 const ParseOptions& options = {});
+
+// Every problem in the text, not only the first (for `iotx validate`); a repeated name is an
+// error here. Returns no errors for a valid file.
+IOTX_API std::vector<Error> ValidateIoTransposes(std::string_view json_text,
+                                                 const std::string& file_name);
+
+// Byte-identical to Python's json.dumps(list_of_dicts) with default arguments: keys in the
+// order input_name, reshape, transpose; ", " and ": " separators; non-ASCII as \uXXXX.
+IOTX_API std::string SerializeIoTransposes(const SpecMap& specs);
+
+// What the wrapper loads: exactly one of `single_file` or `modular_files`, plus the netlist.
+struct IOTX_API LoadRequest {
+  std::optional<std::string> single_file;
+  std::vector<std::string> modular_files;
+  // Used when present; required (NCC_IHNW001) with two or more modular files.
+  std::optional<std::string> netlist_file;
+};
+
+// Single: parse, then propagate aliases if a netlist is given. Modular: forbidden set from the
+// netlist, each file parsed and combined (NCC_IIOT001 / NCC_IIOT002), then aliases propagated.
+// A file that cannot be opened is NCC_IHNW002.
+IOTX_API Expected<IoTransposes> LoadIoTransposes(const LoadRequest& request);
+
+}  // namespace iotx

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the build into a scratch prefix, then builds and runs a separate project against it
+# with find_package(iotx). Usage: run.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR
+set -euo pipefail
+build=$1 src=$2 scratch=$3
+rm -rf "$scratch" && mkdir -p "$scratch"
+cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+cmake -S "$src/tests/install_consumer" -B "$scratch/build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/build" >/dev/null
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib/x86_64-linux-gnu" "$scratch/build/consumer"
+"$scratch/prefix/bin/iotx" --version
