@@ -122,12 +122,13 @@ HWY_NOINLINE void RunTranspose(const Nest& nest, const uint8_t* src, uint8_t* ds
                                int64_t end) {
   const D d;
   const bool streaming = nest.streaming;
+  const auto stream_lines = static_cast<size_t>(nest.stream_lines);
   const int64_t ss = nest.src_row_stride;
   const int64_t ds = nest.dst_row_stride;
   ForEachItem(nest, src, dst, begin, end, [&](const uint8_t* s, uint8_t* t, const ItemExtents& ext) {
     RunLoops(nest, ext, s, t, [&](const uint8_t* s2, uint8_t* t2, int64_t rows, int64_t cols) {
       TransposeStrip<kElem>(d, s2, ss, t2, ds, static_cast<size_t>(rows), static_cast<size_t>(cols),
-                            streaming);
+                            streaming, stream_lines);
     });
   });
 }
