@@ -28,6 +28,9 @@ constexpr KernelCandidate kCandidates[] = {
      [](const Problem& p) { return IsTransposeWidth(p.elem_bytes); }},
 };
 
+// Source bytes per strip when de-interleaving 2-4 columns.
+constexpr int64_t kDeinterleaveBytes = 4096;
+
 // Destination bytes a row-copy strip writes in one sequential run per column.
 constexpr int64_t kRowCopyRunBytes = 1024;
 
@@ -75,6 +78,14 @@ Tile ChooseTile(const Problem& folded, KernelKind kind, bool streaming) {
   if (kind == KernelKind::kTranspose) {
     tile.stream_lines = streaming ? StreamLines(e) : 1;
     tile.row_block = std::max<int64_t>(1, CeilDiv(64 * tile.stream_lines, e));
+    const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
+    const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
+    if (cols.n <= 4 && rows.src_stride == cols.n * e) {
+      // A contiguous source of 2-4 columns is de-interleaved along the rows: strips of
+      // kDeinterleaveBytes of source each, so the per-strip work outweighs the loop overhead.
+      tile.row_block = RoundUp(std::max(tile.row_block, CeilDiv(kDeinterleaveBytes, cols.n * e)),
+                               tile.row_block);
+    }
   } else {
     // A row copy's strip writes each column's rows as one sequential destination run; runs of
     // 1 KiB (16 lines) keep the writes sequential where a line per row would scatter them.

@@ -139,7 +139,11 @@ template <size_t kElem>
 HWY_INLINE void RunTransposeForWidth(const Nest& nest, const uint8_t* src, uint8_t* dst,
                                      int64_t begin, int64_t end) {
   using T = LaneT<kElem>;
-  const int64_t col_bytes = nest.cols * static_cast<int64_t>(kElem);
+  // A contiguous source of 2-4 columns is de-interleaved along the rows (DeinterleaveCols),
+  // which wants the widest vectors.
+  const bool deinterleave = nest.cols >= 2 && nest.cols <= 4 &&
+                            nest.src_row_stride == nest.cols * static_cast<int64_t>(kElem);
+  const int64_t col_bytes = deinterleave ? int64_t{64} : nest.cols * static_cast<int64_t>(kElem);
 #if HWY_TARGET == HWY_SCALAR
   (void)col_bytes;
   RunTranspose<kElem, hn::ScalableTag<T>>(nest, src, dst, begin, end);
