@@ -2,6 +2,8 @@
 // decided it.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
 
@@ -20,7 +22,7 @@ std::string DimRole(const PlanData& d, int i) {
     role += role.empty() ? "" : ", ";
     role += s;
   };
-  if (i < d.split.consumed) add("driver");
+  if (std::find(d.split.whole.begin(), d.split.whole.end(), i) != d.split.whole.end()) add("driver");
   if (i == d.split.blocked_dim) add(fmt::format("driver in blocks of {}", d.split.block));
   if (i == d.tile.rows_dim) add("tile rows (destination-innermost)");
   if (i == d.tile.cols_dim) add("tile columns (source-innermost)");
@@ -89,7 +91,8 @@ std::string Describe(const Plan& plan) {
   if (d.kernel->kind == kernels::KernelKind::kCopy) {
     s += fmt::format(" of {} contiguous bytes", d.split.block);
   } else if (!d.split.driver.empty()) {
-    s += fmt::format(" over folded dims [0, {})", d.split.consumed + (d.split.blocked_dim >= 0 ? 1 : 0));
+    s += d.split.dst_prefix ? " (destination-order prefix: each a contiguous output range)"
+                            : " (source-order dims and row blocks: each keeps whole source rows)";
   }
   s += fmt::format("; threads: up to {} (sized for {}), one thread below {}\n",
                    d.options.max_threads > 0 ? fmt::format("{}", d.options.max_threads)
