@@ -81,7 +81,9 @@ int64_t StreamingThresholdBytes();
 Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const DriverSplit& split,
                bool streaming);
 
-// Outputs smaller than this run on the calling thread alone.
+// Outputs smaller than this run on the calling thread alone: one core moves 512 KiB in ~35 us
+// (362^2 f32 at 15 GB/s measured), the order of the time a sleeping oneTBB worker needs to
+// wake up and join, so a second thread cannot pay below it.
 inline constexpr int64_t kParallelMinBytes = 512 * 1024;
 
 }  // namespace iotx::kernels
