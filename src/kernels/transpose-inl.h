@@ -1,15 +1,16 @@
 // Per-target tile transposes for 1-, 2-, 4-, 8- and 16-byte elements.
 //
-// The micro-kernel works on "groups": B = 16 / element-bytes source rows, one vector each.
-// log2(B) rounds of InterleaveLower/InterleaveUpper transpose every 128-bit block of the B
-// vectors in place (the shuffles stay inside blocks, which x86 does in one instruction per
-// vector, p5, 1/cycle); afterwards block k of vector j is a 16-byte piece of destination row
-// k*B + j. Each piece is stored with one 16-byte store (an extract-to-memory on AVX2/AVX-512,
-// which costs no shuffle port). Four groups give every destination row of the tile one full
-// 64-byte line, so a tile reads 64/elem rows x one vector and writes whole lines.
-// Per vector byte this is log2(B)/W shuffles: AVX-512 moves 16 (1-byte) to 64 (8-byte)
-// bytes per shuffle, above what one core's memory bandwidth asks for (~5 bytes/cycle here).
-//
+// A tile is 64 / elem source rows x one vector of columns; every destination row it touches
+// (a column of the tile) receives one whole 64-byte line. Two ways build the lines:
+//  - in registers (TransposeTileLines: every width on AVX-512, 8 and 16 bytes elsewhere):
+//    groups of B = 16 / elem rows are transposed inside each 128-bit block by log2(B)
+//    InterleaveLower/InterleaveUpper rounds (one shuffle per vector and round), then K x K
+//    transposes of 128-bit blocks across the groups assemble whole lines; 1- and 2-byte
+//    elements first interleave row pairs into 4-byte lanes. f32 on AVX-512: 64 shuffles per
+//    KiB, 16 bytes per shuffle, well above the ~4 bytes per cycle one core's memory share asks.
+//  - through 16-byte pieces (TransposeGroup: the narrow widths on 16-register targets, and
+//    partial tiles): after the rounds, block k of vector j is a 16-byte piece of destination
+//    row k * B + j, stored on its own.
 // 16-byte elements run on 8-byte lanes, two per element (zero rounds: pieces are elements).
 #if defined(IOTX_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef IOTX_KERNELS_TRANSPOSE_INL_H_
@@ -18,8 +19,8 @@
 #define IOTX_KERNELS_TRANSPOSE_INL_H_
 #endif
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "hwy/highway.h"
@@ -95,6 +96,23 @@ struct TileShape {
   static constexpr size_t kRows = 4 * kB;             // rows whose pieces fill a 64-byte line
 };
 
+// In-place block-local transpose of kB vectors (log2(kB) interleave rounds: round s pairs
+// row i with row i + kB/2; afterwards vector j holds column j of every block, as the tests
+// check against the naive reference for every width).
+template <class D, size_t kB>
+HWY_INLINE void InterleaveRounds(D d, hn::VFromD<D> (&v)[kB]) {
+  for (size_t round = 1; round < kB; round *= 2) {
+    hn::VFromD<D> w[kB];
+    HWY_UNROLL(16)
+    for (size_t i = 0; i < kB / 2; ++i) {
+      w[2 * i] = hn::InterleaveLower(d, v[i], v[i + kB / 2]);
+      w[2 * i + 1] = hn::InterleaveUpper(d, v[i], v[i + kB / 2]);
+    }
+    HWY_UNROLL(16)
+    for (size_t i = 0; i < kB; ++i) v[i] = w[i];
+  }
+}
+
 // One group: kB rows (src, src_row_stride apart) x kCols columns -> kCols pieces of 16 bytes,
 // stored at dst + c * dst_row_stride for column c.
 template <size_t kElem, class D>
@@ -108,18 +126,7 @@ HWY_INLINE void TransposeGroup(D d, const uint8_t* HWY_RESTRICT src, int64_t src
   for (size_t r = 0; r < kB; ++r) {
     v[r] = hn::LoadU(d, reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride));
   }
-  // Round s pairs row i with row i + kB/2; after log2(kB) rounds, vector j holds column j of
-  // every block (checked against the naive reference in tests for every width).
-  for (size_t round = 1; round < kB; round *= 2) {
-    hn::VFromD<D> w[kB];
-    HWY_UNROLL(16)
-    for (size_t i = 0; i < kB / 2; ++i) {
-      w[2 * i] = hn::InterleaveLower(d, v[i], v[i + kB / 2]);
-      w[2 * i + 1] = hn::InterleaveUpper(d, v[i], v[i + kB / 2]);
-    }
-    HWY_UNROLL(16)
-    for (size_t i = 0; i < kB; ++i) v[i] = w[i];
-  }
+  InterleaveRounds(d, v);
   StorePieces<0, Shape::kBlocks>(d, v, dst, dst_row_stride);
 }
 
@@ -191,21 +198,6 @@ constexpr bool kTileInRegisters =
 #else
     kElem >= 8;
 #endif
-
-// In-place block-local transpose of kB vectors (log2(kB) interleave rounds, see TransposeGroup).
-template <class D, size_t kB>
-HWY_INLINE void InterleaveRounds(D d, hn::VFromD<D> (&v)[kB]) {
-  for (size_t round = 1; round < kB; round *= 2) {
-    hn::VFromD<D> w[kB];
-    HWY_UNROLL(16)
-    for (size_t i = 0; i < kB / 2; ++i) {
-      w[2 * i] = hn::InterleaveLower(d, v[i], v[i + kB / 2]);
-      w[2 * i + 1] = hn::InterleaveUpper(d, v[i], v[i + kB / 2]);
-    }
-    HWY_UNROLL(16)
-    for (size_t i = 0; i < kB; ++i) v[i] = w[i];
-  }
-}
 
 // Four groups after their interleave rounds: block k of v[g][j] is the 16-byte piece g of the
 // line of column k*kB + j. K x K block transposes across groups assemble each line as whole
