@@ -229,6 +229,7 @@ HWY_NOINLINE void RunItems(const Nest& nest, const uint8_t* src, uint8_t* dst, i
         case 4: RunTransposeForWidth<4>(nest, src, dst, begin, end); break;
         case 8: RunTransposeForWidth<8>(nest, src, dst, begin, end); break;
         case 16: RunTransposeForWidth<16>(nest, src, dst, begin, end); break;
+        // The planner picks kTranspose only for the widths above; a row copy moves any width.
         default: RunRowCopy(nest, src, dst, begin, end); break;
       }
       break;
