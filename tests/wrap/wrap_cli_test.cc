@@ -95,7 +95,8 @@ TEST(WrapCliTest, ZeroSizedParameterWithoutTransposes) {
   WriteFile(work / "io.json", "[]");
   ProcessResult r = Wrap(work, {"--io_transposes", "io.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const RawField& call = *DecodeRaw(ReadFile(work / "out.pb")).One(3).All(2).back();
+  RawField raw = DecodeRaw(ReadFile(work / "out.pb"));
+  const RawField& call = *raw.One(3).All(2).back();
   EXPECT_EQ(RawAttributes(call)["valid_inputs"], "1,0,1");
 }
 
@@ -123,7 +124,8 @@ TEST(WrapCliTest, ModularPartitionsCombine) {
   ModularWork work;
   ProcessResult r = Wrap(work, kModular);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const RawField& call = *DecodeRaw(ReadFile(work / "out.pb")).One(3).All(2).back();
+  RawField raw = DecodeRaw(ReadFile(work / "out.pb"));
+  const RawField& call = *raw.One(3).All(2).back();
   auto attributes = RawAttributes(call);
   EXPECT_EQ(attributes["valid_inputs"], "1,1,1");
   EXPECT_EQ(attributes["required_transpose"], ";1024,4,128|1,0,2;4,128|1,0");
