@@ -168,6 +168,15 @@ TEST(WrapCliTest, ModularErrorsComeFromTheSchemaLayer) {
     fs::remove(work / "sg01/io_transposes.json");
     ExpectFailure(Wrap(work, kModular), work, "NCC_IHNW002");
   }
+  {
+    // A netlist named on the command line must exist; only the default may be absent.
+    ModularWork work;
+    std::vector<std::string> args = kModular;
+    args.insert(args.end(), {"--netlist", "elsewhere.json"});
+    ProcessResult r = Wrap(work, args);
+    ExpectFailure(r, work, "IOTX_E300");
+    EXPECT_NE(r.err.find("elsewhere.json"), std::string::npos);
+  }
 }
 
 TEST(WrapCliTest, BadInputFailsWithACodeAndWritesNothing) {
@@ -211,6 +220,20 @@ TEST(WrapCliTest, BadInputFailsWithACodeAndWritesNothing) {
     fs::copy_file(WrapTestdata("jax_io_transposes.json"), work / "io.json");
     ExpectFailure(Wrap(work, {"--io_transposes", "io.json"}), work, "IOTX_E231");
   }
+}
+
+TEST(WrapCliTest, UnwritableOutputFailsWithoutLeavingFiles) {
+  WorkDir work("jax_module.textproto");
+  fs::copy_file(WrapTestdata("jax_io_transposes.json"), work / "io.json");
+  ProcessResult r = RunTool({"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output",
+                             "no_such_dir/out.pb", "--io_transposes", "io.json"},
+                            work.dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("IOTX_E302"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no_such_dir/out.pb"), std::string::npos) << r.err;
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(work.dir.path())) ++files;
+  EXPECT_EQ(files, 3u);  // m.pb, model.neff, io.json
 }
 
 TEST(WrapCliTest, UsageErrorsExitTwo) {
