@@ -1,6 +1,11 @@
 // libFuzzer target: arbitrary bytes as a serialized HloModuleProto, then everything the
 // wrapper and `iotx inspect` do with a module. Invariants checked: no crash, and a wrapped
 // module serializes, parses back and ends in the AwsNeuronNeff root.
+//
+// Input: one selector byte (bit 0: give the first parameter a wrong-size spec), then the
+// module. The seeds in tests/fuzz_corpus/hlo_module/ are the wrap fixtures, made with
+//   { printf '\x00'; protoc --encode=xla.HloModuleProto -Isrc/schema hlo.proto \
+//       < tests/testdata/wrap/jax_module.textproto; } > tests/fuzz_corpus/hlo_module/jax_module.bin
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
