@@ -31,7 +31,8 @@ iotx::SpecMap SpecsFor(const xla::HloModuleProto& module, bool wrong_size) {
     if (instruction.opcode() != "parameter" || instruction.shape().dimensions_size() > 8) continue;
     iotx::TransposeSpec spec;
     for (int64_t dim : instruction.shape().dimensions()) spec.reshape.push_back(dim);
-    for (size_t d = spec.reshape.size(); d-- > 0;) spec.transpose.push_back(static_cast<int64_t>(d));
+    for (size_t d = spec.reshape.size(); d-- > 0;)
+      spec.transpose.push_back(static_cast<int64_t>(d));
     if (wrong_size && specs.empty()) spec.reshape.push_back(2);
     specs.TryEmplace(iotx::hlo::FrontendName(module, computation, instruction), std::move(spec));
   }
@@ -60,7 +61,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!entry) std::abort();
   const auto& computation = back->computations(*entry);
   int root = iotx::hlo::FindInstruction(computation, computation.root_id());
-  if (root < 0 || computation.instructions(root).custom_call_target() != iotx::kAwsNeuronNeffTarget) {
+  if (root < 0 ||
+      computation.instructions(root).custom_call_target() != iotx::kAwsNeuronNeffTarget) {
     std::abort();
   }
   auto summary = iotx::hlo::SummarizeModule(*back, "fuzz-out");

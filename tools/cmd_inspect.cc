@@ -3,9 +3,8 @@
 // AwsNeuronNeff call with its attributes decoded per operand.
 #include <iostream>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli_output.h"
 #include "command.h"
@@ -29,8 +28,8 @@ std::string Describe(const hlo::InstructionSummary& instruction) {
 }
 
 std::string DescribeOperand(const hlo::NeffOperandSummary& operand) {
-  std::string out = operand.name.empty() ? "id " + std::to_string(operand.id)
-                                         : "\"" + operand.name + "\"";
+  std::string out =
+      operand.name.empty() ? "id " + std::to_string(operand.id) : "\"" + operand.name + "\"";
   if (!operand.neff_input_name.empty()) out += " as " + operand.neff_input_name;
   if (operand.valid) out += *operand.valid ? ": fed" : ": zero-sized, not fed";
   if (operand.transpose) {
@@ -47,18 +46,17 @@ void PrintText(const hlo::ModuleSummary& summary) {
             << summary.num_computations << " computations"
             << (summary.has_schedule ? ", scheduled" : "") << '\n';
   std::cout << "entry computation \"" << summary.entry_name << "\" (id " << summary.entry_id
-            << "): " << summary.parameters.size() << " parameters, "
-            << summary.entry_instructions << " instructions\n";
+            << "): " << summary.parameters.size() << " parameters, " << summary.entry_instructions
+            << " instructions\n";
   for (const hlo::ParameterSummary& parameter : summary.parameters) {
-    std::cout << "  parameter " << parameter.number << "  \"" << parameter.instruction.name
-              << "\"";
+    std::cout << "  parameter " << parameter.number << "  \"" << parameter.instruction.name << "\"";
     if (parameter.frontend_name != parameter.instruction.name) {
       std::cout << " as " << parameter.frontend_name;
     }
     std::cout << "  " << parameter.instruction.shape << '\n';
   }
-  std::cout << "root " << (summary.root ? Describe(*summary.root) : "(root_id names no instruction)")
-            << '\n';
+  std::cout << "root "
+            << (summary.root ? Describe(*summary.root) : "(root_id names no instruction)") << '\n';
   for (const hlo::NeffCallSummary& call : summary.neff_calls) {
     std::cout << "AwsNeuronNeff call \"" << call.instruction.name << "\" (id "
               << call.instruction.id << ") in \"" << call.computation << "\": NEFF "
@@ -113,13 +111,15 @@ Json ToJson(const hlo::ModuleSummary& summary) {
                      {"operands", std::move(operands)},
                      {"attribute_errors", std::move(errors)}});
   }
-  return {{"module", {{"name", summary.name},
-                      {"id", summary.id},
-                      {"computations", summary.num_computations},
-                      {"scheduled", summary.has_schedule}}},
-          {"entry", {{"name", summary.entry_name},
-                     {"id", summary.entry_id},
-                     {"instructions", summary.entry_instructions}}},
+  return {{"module",
+           {{"name", summary.name},
+            {"id", summary.id},
+            {"computations", summary.num_computations},
+            {"scheduled", summary.has_schedule}}},
+          {"entry",
+           {{"name", summary.entry_name},
+            {"id", summary.entry_id},
+            {"instructions", summary.entry_instructions}}},
           {"parameters", std::move(parameters)},
           {"root", summary.root ? InstructionJson(*summary.root) : Json(nullptr)},
           {"neff_calls", std::move(calls)}};
@@ -165,7 +165,8 @@ void AddInspectCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("module", options->module,
                   "Serialized xla.HloModuleProto, e.g. iotx inspect wrapped.pb")
       ->required();
-  cmd->add_flag("--json", options->json, "Print the summary as JSON, e.g. iotx inspect m.pb --json");
+  cmd->add_flag("--json", options->json,
+                "Print the summary as JSON, e.g. iotx inspect m.pb --json");
   cmd->callback([options, &ctx] { ctx.exit_code = RunInspect(*options); });
 }
 

@@ -11,8 +11,8 @@
 
 #include "cli_output.h"
 #include "command.h"
-#include "iotx/io_transposes.h"
 #include "io/mapped_file.h"
+#include "iotx/io_transposes.h"
 #include "schema/hlo_module.h"
 #include "schema/wrap.h"
 
@@ -80,8 +80,8 @@ int RunWrap(const WrapOptions& options) {
   if (!neff) return fail(neff.error());
   const size_t neff_bytes = neff->size();
 
-  auto wrapped = hlo::WrapModule(std::move(*module), std::move(*neff), io_transposes->specs,
-                                 options.hlo);
+  auto wrapped =
+      hlo::WrapModule(std::move(*module), std::move(*neff), io_transposes->specs, options.hlo);
   if (!wrapped) return fail(wrapped.error());
   for (const Warning& note : wrapped->notes) PrintWarning(note);
   if (!wrapped->produced) {
@@ -120,10 +120,11 @@ void AddWrapCommand(CLI::App& app, CommandContext& ctx) {
       "io_transposes", "Exactly one of the single or the modular io_transposes");
   source->add_option("--io_transposes,--io-transposes", options->io_transposes,
                      "One io_transposes.json, e.g. --io_transposes io_transposes.json");
-  source->add_option("--modular-io-transposes", options->modular,
-                     "The per-partition io_transposes.json files of the modular flow, space\n"
-                     "separated, e.g. --modular-io-transposes \"sg00/io_transposes.json "
-                     "sg01/io_transposes.json\"")
+  source
+      ->add_option("--modular-io-transposes", options->modular,
+                   "The per-partition io_transposes.json files of the modular flow, space\n"
+                   "separated, e.g. --modular-io-transposes \"sg00/io_transposes.json "
+                   "sg01/io_transposes.json\"")
       ->expected(1, -1);
   source->require_option(1);
   CLI::Option* netlist =

@@ -27,8 +27,7 @@ inline constexpr std::string_view kAwsNeuronNeffTarget = "AwsNeuronNeff";
 IOTX_API std::string FormatValidInputs(const std::vector<bool>& valid);
 // Exactly `num_parameters` flags, each "0" or "1", joined by ','. `num_parameters`
 // disambiguates "" (zero parameters) from a malformed string. Errors are kAttributeSyntax.
-IOTX_API Expected<std::vector<bool>> ParseValidInputs(std::string_view text,
-                                                      size_t num_parameters);
+IOTX_API Expected<std::vector<bool>> ParseValidInputs(std::string_view text, size_t num_parameters);
 
 // Entries joined by ';', each empty (no transpose) or "<reshape>|<transpose>" with the
 // integers joined by ',': "3,2048,2,128|0,3,2,1;;768,768|1,0".

@@ -49,10 +49,10 @@ Status CheckCount(std::string_view attribute, std::string_view text, size_t piec
                                            "expected \"\""));
   }
   if (pieces == num_parameters) return Ok();
-  return Fail(SyntaxError(attribute, Quoted(text) + " has " + std::to_string(pieces) +
-                                         " entries separated by '" + separator +
-                                         "'; expected one per parameter: " +
-                                         std::to_string(num_parameters)));
+  return Fail(SyntaxError(
+      attribute, Quoted(text) + " has " + std::to_string(pieces) + " entries separated by '" +
+                     separator +
+                     "'; expected one per parameter: " + std::to_string(num_parameters)));
 }
 
 // "3,2048,2,128" -> Dims. Plain decimal integers only: no sign, spaces or empty items.
@@ -67,8 +67,8 @@ Expected<Dims> ParseIntList(std::string_view text, std::string_view attribute,
     if (!digits_only || ec != std::errc() || end != item.data() + item.size()) {
       std::string why = ec == std::errc::result_out_of_range ? " is out of range for int64"
                                                              : " is not a non-negative integer";
-      return Fail(SyntaxError(attribute, where + ": " + Quoted(item) + why +
-                                             "; expected integers joined by ','"));
+      return Fail(SyntaxError(
+          attribute, where + ": " + Quoted(item) + why + "; expected integers joined by ','"));
     }
     values.push_back(value);
   }
@@ -76,8 +76,7 @@ Expected<Dims> ParseIntList(std::string_view text, std::string_view attribute,
 }
 
 // One required_transpose entry: "" (no transpose) or "<reshape>|<transpose>".
-Expected<std::optional<TransposeSpec>> ParseTransposeEntry(std::string_view entry,
-                                                           size_t index) {
+Expected<std::optional<TransposeSpec>> ParseTransposeEntry(std::string_view entry, size_t index) {
   if (entry.empty()) return std::optional<TransposeSpec>();
   const std::string where = "entry " + std::to_string(index) + " " + Quoted(entry);
   size_t bar = entry.find('|');
@@ -120,8 +119,7 @@ std::string FormatValidInputs(const std::vector<bool>& valid) {
 
 Expected<std::vector<bool>> ParseValidInputs(std::string_view text, size_t num_parameters) {
   std::vector<std::string_view> pieces = Split(text, ',');
-  IOTX_RETURN_IF_ERROR(
-      CheckCount(kValidInputsAttr, text, pieces.size(), num_parameters, ','));
+  IOTX_RETURN_IF_ERROR(CheckCount(kValidInputsAttr, text, pieces.size(), num_parameters, ','));
   std::vector<bool> valid;
   if (num_parameters == 0) return valid;
   valid.reserve(pieces.size());
@@ -147,8 +145,8 @@ std::string FormatRequiredTranspose(std::span<const std::optional<TransposeSpec>
   return out;
 }
 
-Expected<std::vector<std::optional<TransposeSpec>>> ParseRequiredTranspose(
-    std::string_view text, size_t num_parameters) {
+Expected<std::vector<std::optional<TransposeSpec>>> ParseRequiredTranspose(std::string_view text,
+                                                                           size_t num_parameters) {
   std::vector<std::string_view> pieces = Split(text, ';');
   IOTX_RETURN_IF_ERROR(
       CheckCount(kRequiredTransposeAttr, text, pieces.size(), num_parameters, ';'));
@@ -174,16 +172,15 @@ std::string FormatNeffInputNames(std::span<const std::string> names) {
 Expected<std::vector<std::string>> ParseNeffInputNames(std::string_view text,
                                                        size_t num_parameters) {
   std::vector<std::string_view> pieces = Split(text, ',');
-  IOTX_RETURN_IF_ERROR(
-      CheckCount(kNeffInputNamesAttr, text, pieces.size(), num_parameters, ','));
+  IOTX_RETURN_IF_ERROR(CheckCount(kNeffInputNamesAttr, text, pieces.size(), num_parameters, ','));
   std::vector<std::string> names;
   if (num_parameters == 0) return names;
   names.reserve(pieces.size());
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (pieces[i].empty()) {
-      return Fail(SyntaxError(kNeffInputNamesAttr,
-                              "entry " + std::to_string(i) + " of " + Quoted(text) +
-                                  " is empty; expected one name per parameter"));
+      return Fail(
+          SyntaxError(kNeffInputNamesAttr, "entry " + std::to_string(i) + " of " + Quoted(text) +
+                                               " is empty; expected one name per parameter"));
     }
     names.emplace_back(pieces[i]);
   }

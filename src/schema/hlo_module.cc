@@ -10,9 +10,9 @@
 #include <span>
 #include <utility>
 
-#include "iotx/attributes.h"
 #include "io/atomic_file.h"
 #include "io/mapped_file.h"
+#include "iotx/attributes.h"
 #include "schema/hlo_shape.h"
 
 namespace iotx::hlo {
@@ -51,8 +51,8 @@ std::string FrontendName(const xla::HloModuleProto& module,
 
 Expected<xla::HloModuleProto> ParseModule(std::string_view bytes, const std::string& file) {
   auto not_a_module = [&file](const std::string& why) {
-    return Fail(Error(ErrorCode::kHloFormat, "not a serialized xla.HloModuleProto: " + why)
-                    .InFile(file));
+    return Fail(
+        Error(ErrorCode::kHloFormat, "not a serialized xla.HloModuleProto: " + why).InFile(file));
   };
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return not_a_module("protobuf messages are limited to 2 GiB and this file has " +
@@ -165,10 +165,10 @@ Expected<std::vector<EntryParameter>> EntryParameters(const xla::HloModuleProto&
       return Fail(StructureError(where + " has a shape without an element type", file));
     }
     if (instruction.parameter_number() < 0) {
-      return Fail(StructureError(
-          where + " has parameter_number " + std::to_string(instruction.parameter_number()) +
-              "; expected 0 or more",
-          file));
+      return Fail(StructureError(where + " has parameter_number " +
+                                     std::to_string(instruction.parameter_number()) +
+                                     "; expected 0 or more",
+                                 file));
     }
     EntryParameter parameter;
     parameter.instruction_index = i;
@@ -196,8 +196,9 @@ Expected<std::vector<EntryParameter>> EntryParameters(const xla::HloModuleProto&
     parameters.push_back(std::move(parameter));
   }
 
-  std::stable_sort(parameters.begin(), parameters.end(),
-                   [](const EntryParameter& a, const EntryParameter& b) { return a.number < b.number; });
+  std::stable_sort(
+      parameters.begin(), parameters.end(),
+      [](const EntryParameter& a, const EntryParameter& b) { return a.number < b.number; });
   std::set<std::string_view> names;
   for (size_t k = 0; k < parameters.size(); ++k) {
     const auto& instruction = computation.instructions(parameters[k].instruction_index);
@@ -209,12 +210,11 @@ Expected<std::vector<EntryParameter>> EntryParameters(const xla::HloModuleProto&
                                  file));
     }
     if (parameters[k].number != static_cast<int64_t>(k)) {
-      return Fail(StructureError("parameter numbers must run 0.." +
-                                     std::to_string(parameters.size() - 1) +
-                                     ", but parameter " + std::to_string(k) +
-                                     " is missing (parameter " + Describe(instruction) +
-                                     " has number " + std::to_string(parameters[k].number) + ")",
-                                 file));
+      return Fail(StructureError(
+          "parameter numbers must run 0.." + std::to_string(parameters.size() - 1) +
+              ", but parameter " + std::to_string(k) + " is missing (parameter " +
+              Describe(instruction) + " has number " + std::to_string(parameters[k].number) + ")",
+          file));
     }
     if (!names.insert(parameters[k].frontend_name).second) {
       return Fail(StructureError("two parameters share the frontend name \"" +

@@ -51,7 +51,7 @@ struct EntryParameter {
   int instruction_index = -1;  // in computation.instructions()
   int64_t number = 0;          // parameter_number
   int64_t id = 0;
-  std::string frontend_name;   // FrontendName()
+  std::string frontend_name;             // FrontendName()
   std::optional<int64_t> element_count;  // nullopt for a tuple, token or opaque shape
   bool zero_sized() const { return element_count == 0; }
 };

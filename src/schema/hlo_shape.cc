@@ -10,12 +10,11 @@ namespace {
 
 // Indexed by the PrimitiveType value (xla_data.proto); FACTS.md section 1 lists the spellings.
 constexpr std::array<std::string_view, 35> kTypeNames = {
-    "invalid",  "pred",       "s8",       "s16",        "s32",         "s64",
-    "u8",       "u16",        "u32",      "u64",        "f16",         "f32",
-    "f64",      "tuple",      "opaque",   "c64",        "bf16",        "token",
-    "c128",     "f8e5m2",     "f8e4m3fn", "s4",         "u4",          "f8e4m3b11fnuz",
-    "f8e5m2fnuz", "f8e4m3fnuz", "s2",     "u2",         "f8e4m3",      "f8e3m4",
-    "s1",       "u1",         "f4e2m1fn", "f8e8m0fnu",  "buffer"};
+    "invalid",    "pred",       "s8",    "s16",    "s32",      "s64",    "u8",     "u16",
+    "u32",        "u64",        "f16",   "f32",    "f64",      "tuple",  "opaque", "c64",
+    "bf16",       "token",      "c128",  "f8e5m2", "f8e4m3fn", "s4",     "u4",     "f8e4m3b11fnuz",
+    "f8e5m2fnuz", "f8e4m3fnuz", "s2",    "u2",     "f8e4m3",   "f8e3m4", "s1",     "u1",
+    "f4e2m1fn",   "f8e8m0fnu",  "buffer"};
 
 }  // namespace
 

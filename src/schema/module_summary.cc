@@ -92,10 +92,9 @@ Expected<ModuleSummary> SummarizeModule(const xla::HloModuleProto& module,
     summary.parameters.push_back({instruction.parameter_number(), Summarize(instruction),
                                   FrontendName(module, entry, instruction)});
   }
-  std::stable_sort(summary.parameters.begin(), summary.parameters.end(),
-                   [](const ParameterSummary& a, const ParameterSummary& b) {
-                     return a.number < b.number;
-                   });
+  std::stable_sort(
+      summary.parameters.begin(), summary.parameters.end(),
+      [](const ParameterSummary& a, const ParameterSummary& b) { return a.number < b.number; });
   if (int root = FindInstruction(entry, entry.root_id()); root >= 0) {
     summary.root = Summarize(entry.instructions(root));
   }

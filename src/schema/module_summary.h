@@ -31,9 +31,9 @@ struct ParameterSummary {
 // One operand of an AwsNeuronNeff call, with what the attributes say about it.
 struct NeffOperandSummary {
   int64_t id = 0;
-  std::string name;               // the operand instruction's name, "" if it is not found
-  std::string neff_input_name;    // from neff_input_names, "" if absent or malformed
-  std::optional<bool> valid;      // from valid_inputs
+  std::string name;                        // the operand instruction's name, "" if it is not found
+  std::string neff_input_name;             // from neff_input_names, "" if absent or malformed
+  std::optional<bool> valid;               // from valid_inputs
   std::optional<TransposeSpec> transpose;  // from required_transpose
 };
 
@@ -61,7 +61,6 @@ struct ModuleSummary {
 
 // Describes `module` without judging it beyond what is needed to find the entry computation
 // (FindEntryComputation's errors); malformed attributes land in attribute_errors.
-Expected<ModuleSummary> SummarizeModule(const xla::HloModuleProto& module,
-                                        const std::string& file);
+Expected<ModuleSummary> SummarizeModule(const xla::HloModuleProto& module, const std::string& file);
 
 }  // namespace iotx::hlo

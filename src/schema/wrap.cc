@@ -32,8 +32,7 @@ std::string ListNames(const std::vector<EntryParameter>& parameters) {
 
 // Checks `spec` against the parameter it names (SPEC section 5, NCC_IHNW003).
 Status CheckAgainstParameter(const NamedSpec& named, const xla::HloInstructionProto& parameter,
-                             const std::optional<int64_t>& element_count,
-                             const std::string& file) {
+                             const std::optional<int64_t>& element_count, const std::string& file) {
   const std::string& name = named.input_name;
   if (!element_count) {
     return Fail(StructureError("io_transpose for input \"" + name + "\": the parameter has shape " +
@@ -84,8 +83,8 @@ int64_t LargestInstructionId(const xla::HloModuleProto& module) {
 
 }  // namespace
 
-Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff,
-                                const SpecMap& specs, const std::string& module_file) {
+Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff, const SpecMap& specs,
+                                const std::string& module_file) {
   IOTX_ASSIGN_OR_RETURN(const int entry_index, FindEntryComputation(module, module_file));
   IOTX_ASSIGN_OR_RETURN(std::vector<EntryParameter> parameters,
                         EntryParameters(module, module.computations(entry_index), module_file));
@@ -100,19 +99,18 @@ Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff,
   for (const NamedSpec& named : specs) {
     auto it = by_name.find(named.input_name);
     if (it == by_name.end()) {
-      result.notes.push_back(
-          Warning(ErrorCode::kUnknownInput,
-                  "io_transpose for \"" + named.input_name +
-                      "\" names no entry parameter; ignored (parameters: " +
-                      ListNames(parameters) + ")")
-              .InFile(module_file)
-              .AtKey(named.input_name));
+      result.notes.push_back(Warning(ErrorCode::kUnknownInput,
+                                     "io_transpose for \"" + named.input_name +
+                                         "\" names no entry parameter; ignored (parameters: " +
+                                         ListNames(parameters) + ")")
+                                 .InFile(module_file)
+                                 .AtKey(named.input_name));
       continue;
     }
     const EntryParameter& parameter = parameters[it->second];
-    IOTX_RETURN_IF_ERROR(CheckAgainstParameter(
-        named, entry.instructions(parameter.instruction_index), parameter.element_count,
-        module_file));
+    IOTX_RETURN_IF_ERROR(CheckAgainstParameter(named,
+                                               entry.instructions(parameter.instruction_index),
+                                               parameter.element_count, module_file));
     transposes[it->second] = named.spec;
     ++result.num_transposed;
   }
@@ -136,8 +134,8 @@ Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff,
   }
   const xla::HloInstructionProto& root = entry.instructions(root_index);
   if (!root.has_shape()) {
-    return Fail(StructureError("root instruction \"" + root.name() + "\" has no shape",
-                               module_file));
+    return Fail(
+        StructureError("root instruction \"" + root.name() + "\" has no shape", module_file));
   }
 
   xla::HloInstructionProto call;
@@ -148,8 +146,8 @@ Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff,
   if (root.opcode() == "parameter") {
     // The parameter stays, so the call cannot take over its id or name.
     call.set_id(LargestInstructionId(module) + 1);
-    call.set_name(UniqueName(module, std::string(kCustomCallOpcode) + "." +
-                                         std::to_string(call.id())));
+    call.set_name(
+        UniqueName(module, std::string(kCustomCallOpcode) + "." + std::to_string(call.id())));
   } else {
     call.set_id(root.id());
     call.set_name(root.name());

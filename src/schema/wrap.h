@@ -42,7 +42,7 @@ struct WrapResult {
 // - everything else is kept (other computations, program shapes, unknown fields) except
 //   `schedule`, which is cleared: it lists instructions that no longer exist.
 // If the root was itself a parameter, the custom-call gets a fresh id and name.
-Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff,
-                                const SpecMap& specs, const std::string& module_file);
+Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff, const SpecMap& specs,
+                                const std::string& module_file);
 
 }  // namespace iotx::hlo

@@ -104,13 +104,12 @@ struct Malformed {
 };
 
 TEST(AttributesTest, RejectsMalformedValidInputs) {
-  for (const Malformed& m : {Malformed{"1,1", 3, "expected one per parameter: 3"},
-                             Malformed{"1,2,1", 3, "\"2\"; expected 0 or 1"},
-                             Malformed{"1,,1", 3, "\"\"; expected 0 or 1"},
-                             Malformed{"1, 1", 2, "\" 1\"; expected 0 or 1"},
-                             Malformed{"1", 0, "no parameters"},
-                             Malformed{"", 1, "\"\"; expected 0 or 1"},
-                             Malformed{"true", 1, "expected 0 or 1"}}) {
+  for (const Malformed& m :
+       {Malformed{"1,1", 3, "expected one per parameter: 3"},
+        Malformed{"1,2,1", 3, "\"2\"; expected 0 or 1"},
+        Malformed{"1,,1", 3, "\"\"; expected 0 or 1"},
+        Malformed{"1, 1", 2, "\" 1\"; expected 0 or 1"}, Malformed{"1", 0, "no parameters"},
+        Malformed{"", 1, "\"\"; expected 0 or 1"}, Malformed{"true", 1, "expected 0 or 1"}}) {
     auto r = ParseValidInputs(m.text, m.num_parameters);
     ASSERT_FALSE(r) << m.text;
     EXPECT_EQ(r.error().code, ErrorCode::kAttributeSyntax) << m.text;
@@ -122,8 +121,7 @@ TEST(AttributesTest, RejectsMalformedValidInputs) {
 TEST(AttributesTest, RejectsMalformedRequiredTranspose) {
   for (const Malformed& m :
        {Malformed{"4,4|1,0", 2, "has 1 entries separated by ';'"},
-        Malformed{"4,4|1,0;;", 2, "has 3 entries"},
-        Malformed{"4,4", 1, "needs exactly one '|'"},
+        Malformed{"4,4|1,0;;", 2, "has 3 entries"}, Malformed{"4,4", 1, "needs exactly one '|'"},
         Malformed{"4,4|1,0|1", 1, "needs exactly one '|'"},
         Malformed{"4,x|1,0", 1, "\"x\" is not a non-negative integer"},
         Malformed{"4,,4|1,0", 1, "\"\" is not a non-negative integer"},
@@ -147,8 +145,7 @@ TEST(AttributesTest, RequiredTransposeEntriesMustBeValidSpecs) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::kNotPermutation);
   EXPECT_EQ(r.error().key, "required_transpose");
-  EXPECT_NE(r.error().message.find("entry 1 \"4,4|0,0\""), std::string::npos)
-      << r.error().message;
+  EXPECT_NE(r.error().message.find("entry 1 \"4,4|0,0\""), std::string::npos) << r.error().message;
   auto rank = ParseRequiredTranspose("4,4|1,0,2", 1);
   ASSERT_FALSE(rank);
   EXPECT_EQ(rank.error().code, ErrorCode::kNotPermutation);
@@ -156,8 +153,7 @@ TEST(AttributesTest, RequiredTransposeEntriesMustBeValidSpecs) {
 
 TEST(AttributesTest, RejectsMalformedNeffInputNames) {
   for (const Malformed& m : {Malformed{"input0", 2, "expected one per parameter: 2"},
-                             Malformed{"input0,,input2", 3, "entry 1"},
-                             Malformed{"", 1, "entry 0"},
+                             Malformed{"input0,,input2", 3, "entry 1"}, Malformed{"", 1, "entry 0"},
                              Malformed{"a", 0, "no parameters"}}) {
     auto r = ParseNeffInputNames(m.text, m.num_parameters);
     ASSERT_FALSE(r) << m.text;

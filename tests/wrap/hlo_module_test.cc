@@ -21,13 +21,15 @@ using test::LoadTextModule;
 // richer schema through protoc.
 TEST(HloModuleTest, FieldsOutsideTheSubsetSurviveARoundTrip) {
   const std::string text = test::ReadFile(test::WrapTestdata("rich_module.textproto"));
-  const std::string original = test::ProtocEncode("hlo_rich_test.proto", "xla.HloModuleProto", text);
+  const std::string original =
+      test::ProtocEncode("hlo_rich_test.proto", "xla.HloModuleProto", text);
   auto module = ParseModule(original, "rich.pb");
   ASSERT_TRUE(module) << module.error().ToString();
   EXPECT_FALSE(module->GetReflection()->GetUnknownFields(*module).empty());
   auto bytes = SerializeModule(*module);
   ASSERT_TRUE(bytes);
-  const std::string before = test::ProtocDecode("hlo_rich_test.proto", "xla.HloModuleProto", original);
+  const std::string before =
+      test::ProtocDecode("hlo_rich_test.proto", "xla.HloModuleProto", original);
   const std::string after = test::ProtocDecode("hlo_rich_test.proto", "xla.HloModuleProto", *bytes);
   EXPECT_EQ(after, before);
   EXPECT_NE(before.find("input_output_alias {"), std::string::npos);
@@ -39,24 +41,24 @@ TEST(HloModuleTest, SubsetFieldNumbersMatchXla) {
   auto bytes = SerializeModule(LoadTextModule("jax_module.textproto"));
   ASSERT_TRUE(bytes);
   test::RawField raw = test::DecodeRaw(*bytes);
-  EXPECT_EQ(raw.One(1).value, "jit_layer");                 // name
-  EXPECT_EQ(raw.One(2).value, "main.10");                   // entry_computation_name
-  EXPECT_EQ(raw.One(6).Int(), 10);                          // entry_computation_id
-  EXPECT_EQ(raw.One(5).Int(), 41);                          // id
-  ASSERT_EQ(raw.All(3).size(), 2u);                         // computations
+  EXPECT_EQ(raw.One(1).value, "jit_layer");  // name
+  EXPECT_EQ(raw.One(2).value, "main.10");    // entry_computation_name
+  EXPECT_EQ(raw.One(6).Int(), 10);           // entry_computation_id
+  EXPECT_EQ(raw.One(5).Int(), 41);           // id
+  ASSERT_EQ(raw.All(3).size(), 2u);          // computations
   const test::RawField& entry = *raw.All(3)[1];
   EXPECT_EQ(entry.One(1).value, "main.10");
-  EXPECT_EQ(entry.One(5).Int(), 10);                        // computation id
-  EXPECT_EQ(entry.One(6).Int(), 10);                        // root_id
-  EXPECT_TRUE(entry.One(4).is_message);                     // program_shape
-  const test::RawField& param = *entry.All(2)[1];           // instructions
+  EXPECT_EQ(entry.One(5).Int(), 10);               // computation id
+  EXPECT_EQ(entry.One(6).Int(), 10);               // root_id
+  EXPECT_TRUE(entry.One(4).is_message);            // program_shape
+  const test::RawField& param = *entry.All(2)[1];  // instructions
   EXPECT_EQ(param.One(1).value, "Arg_1.6");
   EXPECT_EQ(param.One(2).value, "parameter");
-  EXPECT_EQ(param.One(9).Int(), 1);                         // parameter_number
-  EXPECT_EQ(param.One(35).Int(), 6);                        // id
-  EXPECT_EQ(param.One(3).One(2).Int(), 11);                 // shape.element_type = F32
-  EXPECT_TRUE(raw.One(4).is_message);                       // host_program_shape
-  EXPECT_TRUE(raw.One(7).is_message);                       // schedule
+  EXPECT_EQ(param.One(9).Int(), 1);          // parameter_number
+  EXPECT_EQ(param.One(35).Int(), 6);         // id
+  EXPECT_EQ(param.One(3).One(2).Int(), 11);  // shape.element_type = F32
+  EXPECT_TRUE(raw.One(4).is_message);        // host_program_shape
+  EXPECT_TRUE(raw.One(7).is_message);        // schedule
 }
 
 TEST(HloModuleTest, PrintsShapesLikeHloText) {
@@ -163,7 +165,8 @@ TEST(HloModuleTest, RejectsBadParameters) {
   Error same = edit([](auto& c) { c.mutable_instructions(0)->set_name("Arg_1.6"); });
   EXPECT_NE(same.message.find("share the frontend name \"Arg_1.6\""), std::string::npos);
 
-  Error no_type = edit([](auto& c) { c.mutable_instructions(0)->mutable_shape()->clear_element_type(); });
+  Error no_type =
+      edit([](auto& c) { c.mutable_instructions(0)->mutable_shape()->clear_element_type(); });
   EXPECT_NE(no_type.message.find("without an element type"), std::string::npos);
 
   Error huge = edit([](auto& c) {

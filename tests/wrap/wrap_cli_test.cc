@@ -4,9 +4,8 @@
 
 #include <filesystem>
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -31,8 +30,8 @@ struct WorkDir {
 };
 
 ProcessResult Wrap(const WorkDir& work, std::vector<std::string> extra) {
-  std::vector<std::string> args = {"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output",
-                                   "out.pb"};
+  std::vector<std::string> args = {"wrap",       "--hlo",    "m.pb",  "--neff",
+                                   "model.neff", "--output", "out.pb"};
   args.insert(args.end(), extra.begin(), extra.end());
   return RunTool(args, work.dir.path());
 }
@@ -55,10 +54,10 @@ TEST(WrapCliTest, JaxModuleReadBackByFieldNumber) {
 
   RawField raw = DecodeRaw(ReadFile(work / "out.pb"));
   EXPECT_EQ(raw.One(1).value, "jit_layer");
-  EXPECT_TRUE(raw.All(7).empty());                 // schedule cleared
-  ASSERT_EQ(raw.All(3).size(), 2u);                // computations
+  EXPECT_TRUE(raw.All(7).empty());   // schedule cleared
+  ASSERT_EQ(raw.All(3).size(), 2u);  // computations
   const RawField& entry = *raw.All(3)[1];
-  EXPECT_EQ(entry.One(6).Int(), 10);               // root_id
+  EXPECT_EQ(entry.One(6).Int(), 10);  // root_id
   auto instructions = entry.All(2);
   ASSERT_EQ(instructions.size(), 4u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(instructions[i]->One(2).value, "parameter");
@@ -182,7 +181,8 @@ TEST(WrapCliTest, ModularErrorsComeFromTheSchemaLayer) {
 TEST(WrapCliTest, BadInputFailsWithACodeAndWritesNothing) {
   {
     WorkDir work("jax_module.textproto");
-    WriteFile(work / "io.json", R"([{"input_name": "Arg_1.6", "reshape": [768, 255], "transpose": [1, 0]}])");
+    WriteFile(work / "io.json",
+              R"([{"input_name": "Arg_1.6", "reshape": [768, 255], "transpose": [1, 0]}])");
     ProcessResult r = Wrap(work, {"--io_transposes", "io.json"});
     ExpectFailure(r, work, "NCC_IHNW003");
     EXPECT_NE(r.err.find("Reshape size mismatch for input: Arg_1.6"), std::string::npos);
@@ -210,9 +210,16 @@ TEST(WrapCliTest, BadInputFailsWithACodeAndWritesNothing) {
     WriteFile(work / "model.neff", "");
     ExpectFailure(Wrap(work, {"--io_transposes", "io.json"}), work, "IOTX_E301");
   }
-  for (auto edit : {+[](xla::HloModuleProto& m) { m.set_entry_computation_id(3); m.set_entry_computation_name("x"); },
-                    +[](xla::HloModuleProto& m) { m.mutable_computations(1)->mutable_instructions(0)->clear_shape(); },
-                    +[](xla::HloModuleProto& m) { m.mutable_computations(1)->mutable_instructions(2)->set_parameter_number(0); }}) {
+  for (auto edit : {+[](xla::HloModuleProto& m) {
+                      m.set_entry_computation_id(3);
+                      m.set_entry_computation_name("x");
+                    },
+                    +[](xla::HloModuleProto& m) {
+                      m.mutable_computations(1)->mutable_instructions(0)->clear_shape();
+                    },
+                    +[](xla::HloModuleProto& m) {
+                      m.mutable_computations(1)->mutable_instructions(2)->set_parameter_number(0);
+                    }}) {
     WorkDir work("jax_module.textproto");
     xla::HloModuleProto module = LoadTextModule("jax_module.textproto");
     edit(module);
@@ -240,11 +247,10 @@ TEST(WrapCliTest, UsageErrorsExitTwo) {
   WorkDir work("jax_module.textproto");
   WriteFile(work / "io.json", "[]");
   EXPECT_EQ(Wrap(work, {}).exit_code, 2);  // neither source
-  EXPECT_EQ(Wrap(work, {"--io_transposes", "io.json", "--modular-io-transposes", "io.json"})
-                .exit_code,
-            2);
-  EXPECT_EQ(RunTool({"wrap", "--neff", "x", "--output", "y", "--io_transposes", "z"}).exit_code,
-            2);
+  EXPECT_EQ(
+      Wrap(work, {"--io_transposes", "io.json", "--modular-io-transposes", "io.json"}).exit_code,
+      2);
+  EXPECT_EQ(RunTool({"wrap", "--neff", "x", "--output", "y", "--io_transposes", "z"}).exit_code, 2);
   ProcessResult help = RunTool({"wrap", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   for (const char* option : {"--hlo", "--neff", "--output", "--io_transposes",

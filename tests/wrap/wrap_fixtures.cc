@@ -21,10 +21,20 @@ std::string Unescape(const std::string& quoted) {
     }
     char e = quoted[++i];
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case '"': case '\'': case '\\': out += e; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case '"':
+      case '\'':
+      case '\\':
+        out += e;
+        break;
       default: {
         int value = 0;
         int digits = 0;

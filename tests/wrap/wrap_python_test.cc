@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -49,8 +48,9 @@ TEST(WrapPythonTest, PythonReadsTheWrappedModule) {
   const std::string text = ReadFile(WrapTestdata("rich_module.textproto"));
   WriteFile(dir / "m.pb", ProtocEncode("hlo_rich_test.proto", "xla.HloModuleProto", text));
   WriteFile(dir / "model.neff", "NEFF\x01\x02");
-  WriteFile(dir / "io.json",
-            R"([{"input_name": "Arg_0.5", "reshape": [3, 2048, 2, 128], "transpose": [0, 3, 2, 1]}])");
+  WriteFile(
+      dir / "io.json",
+      R"([{"input_name": "Arg_0.5", "reshape": [3, 2048, 2, 128], "transpose": [0, 3, 2, 1]}])");
   ProcessResult wrap = RunTool({"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output",
                                 "out.pb", "--io_transposes", "io.json"},
                                dir.path());
@@ -62,7 +62,9 @@ TEST(WrapPythonTest, PythonReadsTheWrappedModule) {
   EXPECT_EQ(j["opcodes"], nlohmann::json({"parameter", "parameter", "parameter", "custom-call"}));
   EXPECT_EQ(j["target"], "AwsNeuronNeff");
   EXPECT_EQ(j["operand_ids"], nlohmann::json({5, 6, 7}));
-  EXPECT_EQ(j["neff"], "4e45464601" "02");
+  EXPECT_EQ(j["neff"],
+            "4e45464601"
+            "02");
   EXPECT_EQ(j["attributes"]["valid_inputs"], "1,1,0");  // Arg_2.7 is s32[0,4]
   EXPECT_EQ(j["attributes"]["required_transpose"], "3,2048,2,128|0,3,2,1;;");
   EXPECT_EQ(j["attributes"]["neff_input_names"], "Arg_0.5,Arg_1.6,Arg_2.7");

@@ -2,8 +2,8 @@
 // formats, what is kept and what is cleared, and the errors.
 #include "schema/wrap.h"
 
-#include <gtest/gtest.h>
 #include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -28,10 +28,10 @@ std::string Attribute(const xla::HloInstructionProto& instruction, const std::st
 
 TEST(WrapTest, JaxModuleBecomesParametersPlusOneCustomCall) {
   xla::HloModuleProto input = LoadTextModule("jax_module.textproto");
-  auto r = WrapModule(input, kNeff,
-                      MakeSpecs({{"Arg_0.5", {3, 2048, 2, 128}, {0, 3, 2, 1}},
-                                 {"Arg_1.6", {256, 768}, {1, 0}}}),
-                      "jax.pb");
+  auto r = WrapModule(
+      input, kNeff,
+      MakeSpecs({{"Arg_0.5", {3, 2048, 2, 128}, {0, 3, 2, 1}}, {"Arg_1.6", {256, 768}, {1, 0}}}),
+      "jax.pb");
   ASSERT_TRUE(r) << r.error().ToString();
   ASSERT_TRUE(r->produced);
   EXPECT_EQ(r->num_parameters, 3u);
