@@ -17,8 +17,9 @@ struct IoTransposesCheck {
 };
 
 // Checks every element of `json_text`: shape and JSON types, CheckInputName, ValidateSpec,
-// repeated names. Diagnostics name `file`, the element index and the key.
+// repeated names. Diagnostics name `file`, the element index and the key. With
+// `first_error_only` the walk stops at the element with the first error.
 IoTransposesCheck CheckIoTransposes(std::string_view json_text, const std::string& file,
-                                    const ParseOptions& options);
+                                    const ParseOptions& options, bool first_error_only = false);
 
 }  // namespace iotx::schema

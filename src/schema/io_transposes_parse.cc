@@ -1,4 +1,5 @@
 // Reading io_transposes.json (SPEC section 1).
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -147,7 +148,7 @@ class ElementChecker {
 }  // namespace
 
 IoTransposesCheck CheckIoTransposes(std::string_view json_text, const std::string& file,
-                                    const ParseOptions& options) {
+                                    const ParseOptions& options, bool first_error_only) {
   IoTransposesCheck out;
   Expected<Json> document = ParseJsonDocument(json_text, file);
   if (!document) {
@@ -160,7 +161,10 @@ IoTransposesCheck CheckIoTransposes(std::string_view json_text, const std::strin
   }
   ElementChecker checker(file, options, out);
   int64_t index = 0;
-  for (const Json& element : *document) checker.Check(element, index++);
+  for (const Json& element : *document) {
+    checker.Check(element, index++);
+    if (first_error_only && !out.errors.empty()) break;
+  }
   return out;
 }
 
@@ -168,7 +172,8 @@ IoTransposesCheck CheckIoTransposes(std::string_view json_text, const std::strin
 
 Expected<IoTransposes> ParseIoTransposes(std::string_view json_text, const std::string& file_name,
                                          const ParseOptions& options) {
-  schema::IoTransposesCheck check = schema::CheckIoTransposes(json_text, file_name, options);
+  schema::IoTransposesCheck check =
+      schema::CheckIoTransposes(json_text, file_name, options, /*first_error_only=*/true);
   if (!check.errors.empty()) return Fail(std::move(check.errors.front()));
   IoTransposes result;
   result.specs = std::move(check.specs);

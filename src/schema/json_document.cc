@@ -1,5 +1,6 @@
 #include "schema/json_document.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -15,6 +16,8 @@ using Json = nlohmann::json;
 // iterative, so this pass is safe on any input; it bounds the depth of the DOM built after it.
 class CheckingSax final : public nlohmann::json_sax<Json> {
  public:
+  explicit CheckingSax(std::string_view text) : text_(text) {}
+
   bool null() override { return true; }
   bool boolean(bool) override { return true; }
   bool number_integer(number_integer_t) override { return true; }
@@ -28,7 +31,7 @@ class CheckingSax final : public nlohmann::json_sax<Json> {
   bool start_array(std::size_t) override { return Enter(); }
   bool end_array() override { return Leave(); }
 
-  bool parse_error(std::size_t, const std::string&,
+  bool parse_error(std::size_t position, const std::string&,
                    const nlohmann::detail::exception& ex) override {
     // what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ..."; the
     // bracketed id means nothing to a user, the rest says where and what.
@@ -36,6 +39,8 @@ class CheckingSax final : public nlohmann::json_sax<Json> {
     if (const size_t close = what.find("] "); close != std::string::npos) {
       what.erase(0, close + 2);
     }
+    // Number overflow ("number overflow parsing '1e400'") comes without a position.
+    if (what.find(" at line ") == std::string::npos) what += " at " + LineColumn(position);
     error_ = Error(ErrorCode::kJsonSyntax, "malformed JSON: " + what);
     return false;
   }
@@ -57,6 +62,17 @@ class CheckingSax final : public nlohmann::json_sax<Json> {
     return true;
   }
 
+  // "line L, column C" of byte `position` (1-based, as nlohmann counts).
+  std::string LineColumn(size_t position) const {
+    const std::string_view before = text_.substr(0, std::min(position, text_.size()));
+    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    const size_t line_start = before.rfind('\n');
+    const size_t column =
+        line_start == std::string_view::npos ? before.size() : before.size() - line_start - 1;
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  }
+
+  std::string_view text_;
   int depth_ = 0;
   std::optional<Error> error_;
 };
@@ -68,7 +84,7 @@ constexpr double kTwoPow63 = 9223372036854775808.0;
 }  // namespace
 
 Expected<Json> ParseJsonDocument(std::string_view text, const std::string& file) {
-  CheckingSax checker;
+  CheckingSax checker(text);
   // Two passes instead of one custom DOM builder: the files are small, and this keeps to
   // nlohmann's public API.
   const bool ok = Json::sax_parse(text.begin(), text.end(), &checker);

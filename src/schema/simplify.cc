@@ -62,8 +62,9 @@ Expected<TransposeSpec> Simplify(const TransposeSpec& spec, std::span<const int6
     }
   }
 
-  // Walk the reshape once, deciding for each boundary i | i+1 whether it merges; group[i] is
-  // the merged dim reshape dim i lands in.
+  // Walk the reshape once, deciding for each boundary i-1 | i whether it merges; group[i] is
+  // the merged dim reshape dim i lands in. `prefix` is prod(R[0..i-1]), the running product
+  // at that boundary (0 from the first zero dim on, as the rule says).
   TransposeSpec out;
   std::vector<int64_t> group(rank, 0);
   int64_t prefix = 1;

@@ -135,7 +135,8 @@ TEST(ParseIoTransposesTest, MalformedJsonGivesLineAndColumn) {
   EXPECT_EQ(e.code, ErrorCode::kJsonSyntax);
   EXPECT_THAT(e.message, HasSubstr("line 3, column "));
   EXPECT_EQ(e.file, kFile);
-  for (const char* bad : {"", "[", "[1,]", "[{\"a\" 1}]", "[] []", "[\"\xff\"]", "[NaN]"}) {
+  for (const char* bad :
+       {"", "[", "[1,]", "[{\"a\" 1}]", "[] []", "[\"\xff\"]", "[NaN]", "[1e400]"}) {
     const Error syntax = ParseError(bad);
     EXPECT_EQ(syntax.code, ErrorCode::kJsonSyntax) << bad;
     EXPECT_THAT(syntax.message, HasSubstr("line ")) << bad;
