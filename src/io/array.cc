@@ -65,12 +65,18 @@ void TransposeToCOrder(const std::byte* src, std::span<const int64_t> src_shape,
     out_src_strides[k] = src_strides[axes[k]];
   }
   switch (itemsize) {
-    case 1: return CopyStrided<1>(src, out_shape, out_src_strides, itemsize, dst);
-    case 2: return CopyStrided<2>(src, out_shape, out_src_strides, itemsize, dst);
-    case 4: return CopyStrided<4>(src, out_shape, out_src_strides, itemsize, dst);
-    case 8: return CopyStrided<8>(src, out_shape, out_src_strides, itemsize, dst);
-    case 16: return CopyStrided<16>(src, out_shape, out_src_strides, itemsize, dst);
-    default: return CopyStrided<0>(src, out_shape, out_src_strides, itemsize, dst);
+    case 1:
+      return CopyStrided<1>(src, out_shape, out_src_strides, itemsize, dst);
+    case 2:
+      return CopyStrided<2>(src, out_shape, out_src_strides, itemsize, dst);
+    case 4:
+      return CopyStrided<4>(src, out_shape, out_src_strides, itemsize, dst);
+    case 8:
+      return CopyStrided<8>(src, out_shape, out_src_strides, itemsize, dst);
+    case 16:
+      return CopyStrided<16>(src, out_shape, out_src_strides, itemsize, dst);
+    default:
+      return CopyStrided<0>(src, out_shape, out_src_strides, itemsize, dst);
   }
 }
 
@@ -107,8 +113,7 @@ Array MakeArray(std::string descr, const DescrInfo& info, const SourceLayout& la
   }
   std::shared_ptr<std::byte[]> buffer = AllocateBuffer(data.size());
   if (transpose) {
-    TransposeToCOrder(data.data(), layout.memory_shape, layout.axes, info.itemsize,
-                      buffer.get());
+    TransposeToCOrder(data.data(), layout.memory_shape, layout.axes, info.itemsize, buffer.get());
   } else if (!data.empty()) {
     std::memcpy(buffer.get(), data.data(), data.size());
   }

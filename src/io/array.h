@@ -8,17 +8,21 @@
 #include <string>
 #include <vector>
 
-#include "iotx/dims.h"
 #include "io/descr.h"
+#include "iotx/dims.h"
 
 namespace iotx::io {
+
+// The most dimensions an array read or written here may have (numpy 2's NPY_MAXDIMS; numpy 1
+// has 32). Bounds header sizes and per-array bookkeeping.
+inline constexpr size_t kMaxRank = 64;
 
 // A dense array in C order whose bytes live elsewhere: in a file mapping (zero-copy reads) or
 // in a heap buffer, which `owner` keeps alive. Copying an Array copies the view, not the bytes.
 struct Array {
-  std::string descr;   // numpy type string as the file had it ("<f4", "|u1", "<V2"); big-endian
-                       // input was swapped to little-endian and its '>' turned into '<'
-  size_t itemsize = 0; // bytes per element (> 0)
+  std::string descr;    // numpy type string as the file had it ("<f4", "|u1", "<V2"); big-endian
+                        // input was swapped to little-endian and its '>' turned into '<'
+  size_t itemsize = 0;  // bytes per element (> 0)
   Dims shape;
   std::span<const std::byte> data;    // product(shape) * itemsize bytes
   std::shared_ptr<const void> owner;  // keeps `data` valid; may be null for borrowed data

@@ -39,10 +39,20 @@ struct DescrDType {
 
 // Type strings with exactly one DType (voids are handled apart: they carry no kind).
 constexpr std::array<DescrDType, 14> kDescrDTypes = {{
-    {"|b1", DType::kBool}, {"|i1", DType::kI8},  {"|u1", DType::kU8},  {"<i2", DType::kI16},
-    {"<u2", DType::kU16},  {"<i4", DType::kI32}, {"<u4", DType::kU32}, {"<i8", DType::kI64},
-    {"<u8", DType::kU64},  {"<f2", DType::kF16}, {"<f4", DType::kF32}, {"<f8", DType::kF64},
-    {"<c8", DType::kC64},  {"<c16", DType::kC128},
+    {"|b1", DType::kBool},
+    {"|i1", DType::kI8},
+    {"|u1", DType::kU8},
+    {"<i2", DType::kI16},
+    {"<u2", DType::kU16},
+    {"<i4", DType::kI32},
+    {"<u4", DType::kU32},
+    {"<i8", DType::kI64},
+    {"<u8", DType::kU64},
+    {"<f2", DType::kF16},
+    {"<f4", DType::kF32},
+    {"<f8", DType::kF64},
+    {"<c8", DType::kC64},
+    {"<c16", DType::kC128},
 }};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -55,8 +65,8 @@ std::optional<DescrInfo> ParseDescr(std::string_view descr) {
   }
   DescrInfo info;
   size_t pos = 0;
-  if (pos < descr.size() && (descr[pos] == '<' || descr[pos] == '>' || descr[pos] == '|' ||
-                             descr[pos] == '=')) {
+  if (pos < descr.size() &&
+      (descr[pos] == '<' || descr[pos] == '>' || descr[pos] == '|' || descr[pos] == '=')) {
     info.byteorder = descr[pos++];
   }
   if (pos >= descr.size()) return std::nullopt;
@@ -134,23 +144,39 @@ Expected<DType> DTypeFromDescr(std::string_view descr) {
 
 std::string_view DescrForDType(DType dtype) noexcept {
   switch (dtype) {
-    case DType::kBool: return "|b1";
-    case DType::kI8: return "|i1";
-    case DType::kU8: return "|u1";
-    case DType::kI16: return "<i2";
-    case DType::kU16: return "<u2";
-    case DType::kI32: return "<i4";
-    case DType::kU32: return "<u4";
-    case DType::kI64: return "<i8";
-    case DType::kU64: return "<u8";
-    case DType::kF16: return "<f2";
-    case DType::kBF16: return "<V2";
-    case DType::kF32: return "<f4";
-    case DType::kF64: return "<f8";
-    case DType::kC64: return "<c8";
-    case DType::kC128: return "<c16";
+    case DType::kBool:
+      return "|b1";
+    case DType::kI8:
+      return "|i1";
+    case DType::kU8:
+      return "|u1";
+    case DType::kI16:
+      return "<i2";
+    case DType::kU16:
+      return "<u2";
+    case DType::kI32:
+      return "<i4";
+    case DType::kU32:
+      return "<u4";
+    case DType::kI64:
+      return "<i8";
+    case DType::kU64:
+      return "<u8";
+    case DType::kF16:
+      return "<f2";
+    case DType::kBF16:
+      return "<V2";
+    case DType::kF32:
+      return "<f4";
+    case DType::kF64:
+      return "<f8";
+    case DType::kC64:
+      return "<c8";
+    case DType::kC128:
+      return "<c16";
     case DType::kF8E4M3FN:
-    case DType::kF8E5M2: return "|V1";
+    case DType::kF8E5M2:
+      return "|V1";
   }
   return "|V1";  // not reached: the switch covers every DType (-Wswitch checks it)
 }

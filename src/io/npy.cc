@@ -42,10 +42,10 @@ Status ReadHeaderDict(const PyLiteral& dict, std::string_view file_name, NpyHead
     const PyLiteral& key = dict.items[i];
     const PyLiteral& value = dict.items[i + 1];
     if (key.kind != PyLiteral::Kind::kStr) {
-      return Fail(NpyError(ErrorCode::kNpyFormat,
-                           "header dict key is " + std::string(PyKindName(key.kind)) +
-                               ", expected a string",
-                           file_name));
+      return Fail(NpyError(
+          ErrorCode::kNpyFormat,
+          "header dict key is " + std::string(PyKindName(key.kind)) + ", expected a string",
+          file_name));
     }
     auto key_error = [&](ErrorCode code, const std::string& message) {
       return Fail(NpyError(code, message, file_name).AtKey(key.str));
@@ -81,16 +81,15 @@ Status ReadHeaderDict(const PyLiteral& dict, std::string_view file_name, NpyHead
         return key_error(ErrorCode::kNpyFormat,
                          "is " + std::string(PyKindName(value.kind)) + ", expected a tuple");
       }
-      if (value.items.size() > kNpyMaxRank) {
-        return key_error(ErrorCode::kNpyUnsupported,
-                         std::to_string(value.items.size()) + " dimensions, at most " +
-                             std::to_string(kNpyMaxRank) + " supported");
+      if (value.items.size() > kMaxRank) {
+        return key_error(ErrorCode::kNpyUnsupported, std::to_string(value.items.size()) +
+                                                         " dimensions, at most " +
+                                                         std::to_string(kMaxRank) + " supported");
       }
       header.shape.clear();
       for (const PyLiteral& dim : value.items) {
         if (dim.kind != PyLiteral::Kind::kInt || dim.integer < 0) {
-          return key_error(ErrorCode::kNpyFormat,
-                           "dimensions must be non-negative integers");
+          return key_error(ErrorCode::kNpyFormat, "dimensions must be non-negative integers");
         }
         header.shape.push_back(dim.integer);
       }
@@ -101,8 +100,8 @@ Status ReadHeaderDict(const PyLiteral& dict, std::string_view file_name, NpyHead
   }
   for (const char* required : {"descr", "fortran_order", "shape"}) {
     if (!seen.count(required)) {
-      return Fail(NpyError(ErrorCode::kNpyFormat, "header lacks the key", file_name)
-                      .AtKey(required));
+      return Fail(
+          NpyError(ErrorCode::kNpyFormat, "header lacks the key", file_name).AtKey(required));
     }
   }
   return Ok();
@@ -123,8 +122,7 @@ std::string ShapeRepr(std::span<const int64_t> shape) {
 
 Expected<NpyHeader> ParseNpyHeader(std::span<const std::byte> file, std::string_view file_name) {
   const size_t size = file.size();
-  if (size < kMagic.size() + 2 ||
-      std::memcmp(file.data(), kMagic.data(), kMagic.size()) != 0) {
+  if (size < kMagic.size() + 2 || std::memcmp(file.data(), kMagic.data(), kMagic.size()) != 0) {
     return Fail(NpyError(ErrorCode::kNpyFormat,
                          "not a .npy file: it does not start with \"\\x93NUMPY\"", file_name));
   }
@@ -146,10 +144,10 @@ Expected<NpyHeader> ParseNpyHeader(std::span<const std::byte> file, std::string_
   }
   const size_t header_length = ReadLittleEndian(file.data() + 8, length_bytes);
   if (header_length > kMaxHeaderBytes) {
-    return Fail(NpyError(ErrorCode::kNpyUnsupported,
-                         "header of " + std::to_string(header_length) +
-                             " bytes; at most 1 MiB is supported",
-                         file_name));
+    return Fail(NpyError(
+        ErrorCode::kNpyUnsupported,
+        "header of " + std::to_string(header_length) + " bytes; at most 1 MiB is supported",
+        file_name));
   }
   if (header_length > size - prefix) {
     return Fail(NpyError(ErrorCode::kNpyFormat,
@@ -161,8 +159,8 @@ Expected<NpyHeader> ParseNpyHeader(std::span<const std::byte> file, std::string_
   // Versions 1 and 2 store latin-1 text, version 3 UTF-8; the syntax is ASCII either way.
   std::string_view text(reinterpret_cast<const char*>(file.data() + prefix), header_length);
   if (header.major == 3 && !IsValidUtf8(text)) {
-    return Fail(NpyError(ErrorCode::kNpyFormat, "version 3.0 header is not valid UTF-8",
-                         file_name));
+    return Fail(
+        NpyError(ErrorCode::kNpyFormat, "version 3.0 header is not valid UTF-8", file_name));
   }
   auto dict = ParsePyLiteral(text);
   if (!dict) return Fail(std::move(dict.error()).InFile(std::string(file_name)));
@@ -215,17 +213,17 @@ Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int6
                           "': expected a numpy type string with a nonzero size like '<f4'")
                     .AtKey("descr"));
   }
-  if (shape.size() > kNpyMaxRank) {
+  if (shape.size() > kMaxRank) {
     return Fail(Error(ErrorCode::kNpyUnsupported, std::to_string(shape.size()) +
                                                       " dimensions, at most " +
-                                                      std::to_string(kNpyMaxRank) + " supported")
+                                                      std::to_string(kMaxRank) + " supported")
                     .AtKey("shape"));
   }
   for (int64_t dim : shape) {
     if (dim < 0) {
-      return Fail(Error(ErrorCode::kNegativeDim, "shape " + ToString(shape) +
-                                                     " has a negative dimension")
-                      .AtKey("shape"));
+      return Fail(
+          Error(ErrorCode::kNegativeDim, "shape " + ToString(shape) + " has a negative dimension")
+              .AtKey("shape"));
     }
   }
   // The dict exactly as numpy's _write_array_header prints it: sorted keys, repr values,
@@ -237,9 +235,9 @@ Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int6
   }
   // Version 1.0 it is: numpy moves to 2.0 only when the header exceeds 64 KiB and to 3.0
   // only for non-latin-1 text, and with an ASCII descr of at most ~30 characters and at most
-  // kNpyMaxRank dimensions of at most 19 digits the header stays under 2 KiB.
+  // kMaxRank dimensions of at most 19 digits the header stays under 2 KiB.
   const size_t prefix = kMagic.size() + 4;
-  const size_t text = dict.size() + 1;  // + the final '\n'
+  const size_t text = dict.size() + 1;                             // + the final '\n'
   const size_t pad = kArrayAlign - (prefix + text) % kArrayAlign;  // 64, not 0, when aligned
   const size_t header_length = text + pad;
   std::string out(kMagic);

@@ -19,18 +19,15 @@
 
 namespace iotx::io {
 
-// The most dimensions a .npy array may have here (numpy 2's NPY_MAXDIMS; numpy 1 has 32).
-inline constexpr size_t kNpyMaxRank = 64;
-
 // What a .npy header says.
 struct NpyHeader {
-  int major = 1;             // format version: 1, 2 or 3 (minor is always 0)
-  std::string descr;         // numpy type string, as written
-  DescrInfo info;            // what `descr` means
+  int major = 1;      // format version: 1, 2 or 3 (minor is always 0)
+  std::string descr;  // numpy type string, as written
+  DescrInfo info;     // what `descr` means
   bool fortran_order = false;
   Dims shape;
-  size_t data_offset = 0;    // where the array's bytes start in the file
-  size_t data_size = 0;      // product(shape) * itemsize
+  size_t data_offset = 0;  // where the array's bytes start in the file
+  size_t data_size = 0;    // product(shape) * itemsize
 };
 
 // Parses and checks the header of the .npy file held in `file` (its magic, version, header
@@ -51,7 +48,7 @@ Expected<Array> ReadNpy(const std::filesystem::path& path);
 // The bytes before the data that np.save writes for an array of `descr` and `shape`: magic,
 // version 1.0 (numpy's choice for every header this can produce), header length, the header
 // dict with numpy's spare space and padding to a multiple of 64 bytes ending in '\n'.
-// kNpyUnsupported for a descr numpy would not read back or a rank over kNpyMaxRank.
+// kNpyUnsupported for a descr numpy would not read back or a rank over kMaxRank.
 Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int64_t> shape);
 
 // A .npy file being written: the header is in place and data() is a writable mapping of the

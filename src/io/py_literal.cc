@@ -24,8 +24,7 @@ class Parser {
 
  private:
   tl::unexpected<iotx::Error> Error(const std::string& what) const {
-    return Fail(ErrorCode::kNpyFormat,
-                "header: " + what + " at offset " + std::to_string(pos_));
+    return Fail(ErrorCode::kNpyFormat, "header: " + what + " at offset " + std::to_string(pos_));
   }
 
   void SkipSpace() {
@@ -43,8 +42,7 @@ class Parser {
   }
 
   static bool IsNameChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   }
 
   // A keyword only when not followed by more name characters ("Truex" is not True).
@@ -105,13 +103,27 @@ class Parser {
       if (pos_ >= text_.size()) break;
       char e = text_[pos_++];
       switch (e) {
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
-        case '"': out += '"'; break;
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case '0': out += '\0'; break;
+        case '\\':
+          out += '\\';
+          break;
+        case '\'':
+          out += '\'';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case '0':
+          out += '\0';
+          break;
         case 'x': {
           int byte = 0;
           for (int i = 0; i < 2; ++i) {
@@ -160,7 +172,8 @@ class Parser {
     }
     PyLiteral value;
     value.kind = PyLiteral::Kind::kInt;
-    value.integer = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+    value.integer =
+        negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
     return value;
   }
 
@@ -221,13 +234,20 @@ class Parser {
 
 std::string_view PyKindName(PyLiteral::Kind kind) {
   switch (kind) {
-    case PyLiteral::Kind::kStr: return "a string";
-    case PyLiteral::Kind::kInt: return "an integer";
-    case PyLiteral::Kind::kBool: return "a bool";
-    case PyLiteral::Kind::kNone: return "None";
-    case PyLiteral::Kind::kTuple: return "a tuple";
-    case PyLiteral::Kind::kList: return "a list";
-    case PyLiteral::Kind::kDict: return "a dict";
+    case PyLiteral::Kind::kStr:
+      return "a string";
+    case PyLiteral::Kind::kInt:
+      return "an integer";
+    case PyLiteral::Kind::kBool:
+      return "a bool";
+    case PyLiteral::Kind::kNone:
+      return "None";
+    case PyLiteral::Kind::kTuple:
+      return "a tuple";
+    case PyLiteral::Kind::kList:
+      return "a list";
+    case PyLiteral::Kind::kDict:
+      return "a dict";
   }
   return "a value";
 }

@@ -18,10 +18,10 @@ namespace iotx::io {
 struct PyLiteral {
   enum class Kind { kStr, kInt, kBool, kNone, kTuple, kList, kDict };
   Kind kind = Kind::kNone;
-  std::string str;                 // kStr (escapes decoded; bytes as in the header)
-  int64_t integer = 0;             // kInt
-  bool boolean = false;            // kBool
-  std::vector<PyLiteral> items;    // kTuple, kList; kDict: key, value, key, value, ...
+  std::string str;               // kStr (escapes decoded; bytes as in the header)
+  int64_t integer = 0;           // kInt
+  bool boolean = false;          // kBool
+  std::vector<PyLiteral> items;  // kTuple, kList; kDict: key, value, key, value, ...
 };
 
 // What a literal is, for messages: "a string", "a tuple", ...

@@ -109,9 +109,9 @@ TEST_F(NpyNumpyTest, ReadsWhatNumpyWrites) {
 
 TEST_F(NpyNumpyTest, PlainFilesAreReadWithoutACopy) {
   TempDir dir;
-  auto made = RunPython(
-      "import sys, numpy as np; np.save(sys.argv[1], np.arange(1000, dtype='<f4'))",
-      {dir / "a.npy"});
+  auto made =
+      RunPython("import sys, numpy as np; np.save(sys.argv[1], np.arange(1000, dtype='<f4'))",
+                {dir / "a.npy"});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   auto array = ReadNpy(dir / "a.npy");
   ASSERT_TRUE(array);
@@ -130,10 +130,10 @@ TEST_F(NpyNumpyTest, NumpyLoadsWhatIotxWrites) {
     std::vector<int64_t> shape;
   };
   std::vector<Case> cases = {
-      {"<f4", 4, {2, 3}},       {"|u1", 1, {17}},         {"<f8", 8, {}},
-      {"<V2", 2, {4, 5}},       {"|b1", 1, {3, 3}},       {"<c8", 8, {2, 2, 2}},
-      {"<i8", 8, {0, 4}},       {"<f2", 2, {1, 1, 1, 1}}, {"|V1", 1, {6}},
-      {"<u2", 2, {1 << 16}},    {"|S3", 3, {4}},          {"<M8[ns]", 8, {2}},
+      {"<f4", 4, {2, 3}},         {"|u1", 1, {17}},         {"<f8", 8, {}},
+      {"<V2", 2, {4, 5}},         {"|b1", 1, {3, 3}},       {"<c8", 8, {2, 2, 2}},
+      {"<i8", 8, {0, 4}},         {"<f2", 2, {1, 1, 1, 1}}, {"|V1", 1, {6}},
+      {"<u2", 2, {1 << 16}},      {"|S3", 3, {4}},          {"<M8[ns]", 8, {2}},
       {"<f4", 4, {123456789, 0}},
   };
   std::string script = R"PY(
@@ -179,8 +179,14 @@ print('ok', len(sys.argv[2::2]))
 // The header bytes match numpy's own header writer for every shape form.
 TEST_F(NpyNumpyTest, HeaderMatchesNumpyByteForByte) {
   std::vector<std::vector<int64_t>> shapes = {
-      {}, {0}, {5}, {2, 3}, {12345678901234}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
-      {64}, {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24},
+      {},
+      {0},
+      {5},
+      {2, 3},
+      {12345678901234},
+      {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+      {64},
+      {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24},
   };
   std::string script = R"PY(
 import sys, io, ast

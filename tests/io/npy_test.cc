@@ -1,11 +1,12 @@
 // .npy header parsing and malformed files (no numpy needed): every bad file gets a clear error.
+#include "io/npy.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 
-#include "io/npy.h"
 #include "io/py_literal.h"
 
 namespace iotx::io {
@@ -26,8 +27,7 @@ std::string NpyBytes(const std::string& header, const std::string& data, int maj
 }
 
 Expected<Array> Parse(const std::string& file) {
-  return ParseNpy(std::as_bytes(std::span<const char>(file.data(), file.size())), nullptr,
-                  "t.npy");
+  return ParseNpy(std::as_bytes(std::span<const char>(file.data(), file.size())), nullptr, "t.npy");
 }
 
 void ExpectError(const std::string& file, ErrorCode code, const std::string& fragment) {
@@ -56,13 +56,12 @@ TEST(NpyTest, AcceptsAnyKeyOrderQuotingAndSpacing) {
 }
 
 TEST(NpyTest, ScalarAndOneDimensionalShapes) {
-  auto scalar = Parse(NpyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': ()}",
-                               std::string(8, '\0')));
+  auto scalar = Parse(
+      NpyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': ()}", std::string(8, '\0')));
   ASSERT_TRUE(scalar);
   EXPECT_TRUE(scalar->shape.empty());
   EXPECT_EQ(scalar->data.size(), 8u);
-  auto vec = Parse(NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (5,)}",
-                            "abcde"));
+  auto vec = Parse(NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (5,)}", "abcde"));
   ASSERT_TRUE(vec);
   EXPECT_EQ(ToString(vec->shape), "[5]");
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(vec->data.data()), 5), "abcde");
@@ -70,8 +69,7 @@ TEST(NpyTest, ScalarAndOneDimensionalShapes) {
 
 TEST(NpyTest, FortranOrderIsConvertedToCOrder) {
   // A 2x3 array of bytes stored column by column: a d b e c f -> rows "abc", "def".
-  auto r = Parse(NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3)}",
-                          "adbecf"));
+  auto r = Parse(NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3)}", "adbecf"));
   ASSERT_TRUE(r);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(r->data.data()), 6), "abcdef");
 }
@@ -92,9 +90,9 @@ TEST(NpyTest, VersionsTwoAndThreeUseAFourByteLength) {
     ASSERT_TRUE(r) << r.error().ToString();
     EXPECT_EQ(r->data.size(), 2u);
   }
-  ExpectError(NpyBytes("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), 'x\xff': 1}",
-                       "xy", 3),
-              ErrorCode::kNpyFormat, "not valid UTF-8");
+  ExpectError(
+      NpyBytes("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), 'x\xff': 1}", "xy", 3),
+      ErrorCode::kNpyFormat, "not valid UTF-8");
 }
 
 TEST(NpyTest, RejectsWrongMagicAndVersions) {
@@ -150,8 +148,8 @@ TEST(NpyTest, RejectsBadHeaderDicts) {
       {"['descr', '<f4']", ErrorCode::kNpyFormat, "header is a list, expected a dict"},
       {"{'descr': '<f4', 'shape': ()}", ErrorCode::kNpyFormat,
        "key \"fortran_order\": header lacks the key"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'extra': 1}",
-       ErrorCode::kNpyFormat, "key \"extra\": unexpected key"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'extra': 1}", ErrorCode::kNpyFormat,
+       "key \"extra\": unexpected key"},
       {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': ()}",
        ErrorCode::kNpyFormat, "key \"descr\": key repeated"},
       {"{1: '<f4'}", ErrorCode::kNpyFormat, "key is an integer"},
@@ -159,8 +157,8 @@ TEST(NpyTest, RejectsBadHeaderDicts) {
        "key \"descr\": is an integer, expected a string"},
       {"{'descr': '|O', 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyUnsupported,
        "type '|O' is not supported"},
-      {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}",
-       ErrorCode::kNpyUnsupported, "structured dtypes"},
+      {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyUnsupported,
+       "structured dtypes"},
       {"{'descr': '|V0', 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyUnsupported,
        "nonzero size"},
       {"{'descr': '<f4', 'fortran_order': 0, 'shape': ()}", ErrorCode::kNpyFormat,
@@ -194,8 +192,7 @@ TEST(NpyTest, RejectsBadHeaderDicts) {
 TEST(NpyTest, RefusesTooManyDimensions) {
   std::string shape = "(";
   for (int i = 0; i < 65; ++i) shape += "1,";
-  ExpectError(NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ")}",
-                       "abcd"),
+  ExpectError(NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ")}", "abcd"),
               ErrorCode::kNpyUnsupported, "65 dimensions, at most 64");
   std::vector<int64_t> dims(65, 1);
   auto header = MakeNpyHeader("<f4", dims);
