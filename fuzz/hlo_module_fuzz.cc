@@ -3,9 +3,9 @@
 // module serializes, parses back and ends in the AwsNeuronNeff root.
 //
 // Input: one selector byte (bit 0: give the first parameter a wrong-size spec), then the
-// module. The seeds in tests/fuzz_corpus/hlo_module/ are the wrap fixtures, made with
-//   { printf '\x00'; protoc --encode=xla.HloModuleProto -Isrc/schema hlo.proto \
-//       < tests/testdata/wrap/jax_module.textproto; } > tests/fuzz_corpus/hlo_module/jax_module.bin
+// module. The seeds in tests/fuzz_corpus/hlo_module/ are the wrap fixtures
+// (tests/testdata/wrap/*.textproto) encoded by protoc behind a selector byte:
+//   { printf '\x00'; protoc --encode=xla.HloModuleProto -Isrc/schema hlo.proto < IN; } > OUT
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
