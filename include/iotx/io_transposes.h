@@ -17,6 +17,9 @@ namespace iotx {
 struct IOTX_API IoTransposes {
   SpecMap specs;
   std::vector<Warning> warnings;  // e.g. a repeated input_name (the first one is kept)
+  // The io_transposes files LoadIoTransposes read, in order, so a tool can log
+  // "Processing io transpose file: <f>" as the original does (the library prints nothing).
+  std::vector<std::string> files_read;
 };
 
 struct IOTX_API ParseOptions {
@@ -42,20 +45,23 @@ IOTX_API std::vector<Error> ValidateIoTransposes(std::string_view json_text,
                                                  const std::string& file_name);
 
 // Byte-identical to Python's json.dumps(list_of_dicts) with default arguments: keys in the
-// order input_name, reshape, transpose; ", " and ": " separators; non-ASCII as \uXXXX.
+// order input_name, reshape, transpose; ", " and ": " separators; non-ASCII as \uXXXX (a
+// name that is not UTF-8 is written as Python writes bytes.decode("utf-8", "replace") of it).
 IOTX_API std::string SerializeIoTransposes(const SpecMap& specs);
 
 // What the wrapper loads: exactly one of `single_file` or `modular_files`, plus the netlist.
 struct IOTX_API LoadRequest {
   std::optional<std::string> single_file;
   std::vector<std::string> modular_files;
-  // Used when present; required (NCC_IHNW001) with two or more modular files.
+  // Read when set (so it must exist then; a tool with a default path checks presence first);
+  // required (NCC_IHNW001) with two or more modular files.
   std::optional<std::string> netlist_file;
 };
 
 // Single: parse, then propagate aliases if a netlist is given. Modular: forbidden set from the
 // netlist, each file parsed and combined (NCC_IIOT001 / NCC_IIOT002), then aliases propagated.
-// A file that cannot be opened is NCC_IHNW002.
+// An io_transposes file that cannot be opened is NCC_IHNW002; neither or both of single and
+// modular is kInvalidArgument. Warnings (repeated names, aliasing) are collected, not printed.
 IOTX_API Expected<IoTransposes> LoadIoTransposes(const LoadRequest& request);
 
 }  // namespace iotx

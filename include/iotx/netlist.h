@@ -19,14 +19,19 @@ struct IOTX_API Partition {
 };
 
 struct IOTX_API Netlist {
-  std::vector<Partition> partitions;           // PartMap, in array or key order
-  std::vector<std::string> intermediate_ios;   // root IntermediateIOs: the forbidden set
+  std::vector<Partition> partitions;          // PartMap, in array or key order
+  std::vector<std::string> intermediate_ios;  // root IntermediateIOs: the forbidden set
 };
 
 // PartMap may be an array or an object; a missing list is empty; a non-string name is
-// "type must be string, but is <type>"; other sibling keys are ignored.
+// "type must be string, but is <type>"; other sibling keys are ignored. The first problem is
+// returned, naming the file and the JSON path as key ("PartMap[1].PartIOs.Inputs[0]").
 IOTX_API Expected<Netlist> ParseNetlist(std::string_view json_text, const std::string& file_name);
+// Reads and parses a file; a missing or unreadable file is kIoOpen / kIoRead.
 IOTX_API Expected<Netlist> ReadNetlist(const std::string& path);
+// Every problem in the text, not only the first (for `iotx validate`); none for a valid file.
+IOTX_API std::vector<Error> ValidateNetlist(std::string_view json_text,
+                                            const std::string& file_name);
 
 // The names that may not carry a transpose: the netlist's root IntermediateIOs.
 IOTX_API std::set<std::string, std::less<>> ForbiddenSet(const Netlist& netlist);
