@@ -2,13 +2,13 @@
 // at most `threads` oneTBB tasks on the calling arena, so a thread that the machine slows down
 // simply claims fewer; each claim is a run of items ending on an SBUF partition tile where the
 // plan allows it.
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 
+#include "core/parallel.h"
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
 
@@ -68,13 +68,13 @@ Status Execute(const Plan& plan, const void* src, void* dst) {
     return Ok();
   }
   std::atomic<int64_t> next{0};
-  tbb::parallel_for(0, claims.threads, [&](int) {
+  ParallelForEach(claims.threads, [&](int) {
     for (;;) {
       const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
       if (c >= claims.count) return;
       run(nest, s, t, c * claims.unit, std::min(items, (c + 1) * claims.unit));
     }
-  }, tbb::simple_partitioner());
+  });
   return Ok();
 }
 

@@ -1,6 +1,3 @@
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -11,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/parallel.h"
 #include "iotx/attributes.h"
 #include "iotx/runtime.h"
 #include "runtime/plan_cache.h"
@@ -154,12 +152,10 @@ Status ApplyAllWith(const std::vector<Input>& inputs, SrcAt src_at, DstAt dst_at
   // is kept and the rest of the batch still runs.
   std::mutex error_mutex;
   std::optional<Error> first_error;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i != r.end(); ++i) {
-      if (Status s = Run(inputs[i], src_at(i), dst_at(i)); !s) {
-        std::lock_guard lock(error_mutex);
-        if (!first_error) first_error = std::move(s.error());
-      }
+  ParallelForEach(static_cast<int>(n), [&](int i) {
+    if (Status s = Run(inputs[i], src_at(i), dst_at(i)); !s) {
+      std::lock_guard lock(error_mutex);
+      if (!first_error) first_error = std::move(s.error());
     }
   });
   if (first_error) return Fail(std::move(*first_error));
