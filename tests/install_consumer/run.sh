@@ -8,5 +8,7 @@ cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 cmake -S "$src/tests/install_consumer" -B "$scratch/build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/build" >/dev/null
-LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib/x86_64-linux-gnu" "$scratch/build/consumer"
+export LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib/x86_64-linux-gnu"
+"$scratch/build/consumer"
+"$scratch/build/consumer_c"
 "$scratch/prefix/bin/iotx" --version
