@@ -1,0 +1,48 @@
+// Python pickles of {name: numpy array} — the compiler's inp-000.p — read safely and written.
+//
+// The reader is a small pickle VM that knows only the opcodes of protocols 2-5 these pickles
+// use and only the globals of SPEC section 6's allow-list. It never imports or runs anything:
+// any other global (os.system, builtins.eval, ...) is refused with kPickleForbidden the moment
+// its opcode is read. Memory is bounded: every length is checked against the bytes that
+// remain, and the stack, the memo, marks and nesting depth have fixed caps.
+//
+// Array data stays in the input (zero-copy) whenever the pickle holds it as raw bytes
+// (protocols 3-5); protocol 2's latin-1 strings, Fortran order and big-endian data are
+// converted into a copy. See docs/tensor-files.md.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "io/array.h"
+#include "io/atomic_file.h"
+#include "iotx/status.h"
+
+namespace iotx::io {
+
+// Reads the pickle held in `file` (kept alive by `owner`, which the arrays share). The arrays
+// come in the dict's order. Errors, all naming `file_name`:
+//   kPickleForbidden        a global outside the allow-list (or an opcode that would reach one)
+//   kPickleUnsupportedValue a dict value that is not a numpy array (key named), a top-level
+//                           object that is not a dict, object/structured/datetime dtypes
+//   kPickleFormat           anything malformed: truncation, bad lengths, stack misuse, opcodes
+//                           these pickles never contain; the message gives the byte offset
+Expected<std::vector<NamedArray>> ParsePickle(std::span<const std::byte> file,
+                                              std::shared_ptr<const void> owner,
+                                              std::string_view file_name);
+
+// Maps `path` and parses it (ParsePickle); kIoOpen/kIoRead when it cannot be mapped.
+Expected<std::vector<NamedArray>> ReadPickle(const std::filesystem::path& path);
+
+// Writes `arrays` as a protocol 4 pickle of a dict (in the given order) that Python's
+// pickle.load, with numpy 1.x or 2.x, turns back into the same arrays: same dtype, shape and
+// bytes. The data is streamed from the arrays, not copied. Errors: kInvalidArgument for a
+// descr numpy cannot rebuild from a pickle (ml_dtypes names, datetimes) or a repeated name,
+// kBufferSize for data of the wrong size, and those of AtomicFile (kIoWrite, kPathUnsafe).
+Status WritePickle(const std::filesystem::path& path, std::span<const NamedArray> arrays,
+                   const AtomicFileOptions& options = {});
+
+}  // namespace iotx::io

@@ -1,0 +1,246 @@
+// .npy cross-checks against numpy itself: files np.save writes are read correctly, and files
+// iotx writes load in numpy with the same dtype, shape and bytes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/mapped_file.h"
+#include "io/npy.h"
+#include "support/process.h"
+#include "support/reference_transpose.h"
+#include "support/temp_dir.h"
+
+namespace iotx::io {
+namespace {
+
+using test::ReadFile;
+using test::RunPython;
+using test::TempDir;
+
+// Writes NAME.npy with numpy, plus NAME.expect: the bytes a reader must hand out (C order,
+// little-endian), computed by numpy; and one manifest line "NAME DESCR SHAPE" where DESCR is
+// the little-endian spelling the reader reports.
+constexpr const char* kMakeNumpyFiles = R"PY(
+import sys, numpy as np
+from numpy.lib import format as fmt
+out = sys.argv[1]
+rng = np.random.default_rng(5)
+def rand(shape, dtype):
+    n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    return np.frombuffer(rng.bytes(n), dtype=dtype).reshape(shape).copy()
+cases = {}
+for d in ['|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f2', '<f4', '<f8',
+          '<c8', '<c16', '|V2', '|S5', '<U3', '<M8[ns]', '<m8[s]']:
+    a = rand((3, 5), d) if d != '|b1' else (rand((3, 5), 'u1') & 1).astype('?')
+    cases['dtype_' + d.replace('<', 'le').replace('|', 'na').replace('[', '_').replace(']', '')] = a
+cases['scalar_f4'] = np.array(3.5, dtype='<f4')
+cases['scalar_u1'] = np.array(7, dtype='|u1')
+cases['empty_1d'] = np.zeros((0,), dtype='<f4')
+cases['empty_3d'] = np.zeros((3, 0, 2), dtype='<i8')
+cases['big_1d'] = rand((1 << 20,), '<f4')
+cases['rank8'] = rand((2, 1, 3, 1, 2, 2, 1, 3), '<i2')
+cases['fortran_f4'] = np.asfortranarray(rand((2, 3, 4), '<f4'))
+cases['fortran_u1'] = np.asfortranarray(rand((7, 5), '|u1'))
+cases['fortran_c16'] = np.asfortranarray(rand((3, 4), '<c16'))
+cases['big_endian_f4'] = rand((4, 6), '>f4')
+cases['big_endian_i8'] = rand((5,), '>i8')
+cases['big_endian_c8'] = rand((3, 2), '>c8')
+cases['big_endian_U2'] = rand((4,), '>U2')
+cases['big_endian_fortran_i2'] = np.asfortranarray(rand((3, 5), '>i2'))
+manifest = []
+def emit(name, a, version=None):
+    with open(f'{out}/{name}.npy', 'wb') as f:
+        fmt.write_array(f, a, version=version)
+    le = a.dtype.newbyteorder('<') if a.dtype.byteorder == '>' else a.dtype
+    with open(f'{out}/{name}.expect', 'wb') as f:
+        f.write(np.ascontiguousarray(a.astype(le)).tobytes())
+    shape = '[' + ', '.join(str(s) for s in a.shape) + ']'
+    manifest.append(f'{name} {le.str} {shape}')
+for name, a in cases.items():
+    emit(name, a)
+for v in [(1, 0), (2, 0), (3, 0)]:
+    emit(f'version{v[0]}_f8', rand((4, 3), '<f8'), v)
+    emit(f'version{v[0]}_fortran', np.asfortranarray(rand((4, 3), '<i4')), v)
+# ml_dtypes' bfloat16 saves as '<V2'; numpy itself writes '|V2', so patch the descr in place.
+a = rand((2, 8), 'V2')
+emit('bf16_le_V2', a)
+data = open(f'{out}/bf16_le_V2.npy', 'rb').read().replace(b"'|V2'", b"'<V2'", 1)
+open(f'{out}/bf16_le_V2.npy', 'wb').write(data)
+manifest[-1] = manifest[-1].replace('|V2', '<V2')
+print('\n'.join(manifest))
+)PY";
+
+class NpyNumpyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::PythonHasNumpy()) GTEST_SKIP() << "python3 with numpy not available";
+  }
+};
+
+TEST_F(NpyNumpyTest, ReadsWhatNumpyWrites) {
+  TempDir dir;
+  auto made = RunPython(kMakeNumpyFiles, {dir.path()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::istringstream manifest(made.out);
+  std::string line;
+  int cases = 0;
+  while (std::getline(manifest, line)) {
+    std::istringstream fields(line);
+    std::string name, descr, shape;
+    fields >> name >> descr;
+    std::getline(fields, shape);
+    shape = shape.substr(1);
+    SCOPED_TRACE(name);
+    auto array = ReadNpy(dir / (name + ".npy"));
+    ASSERT_TRUE(array) << array.error().ToString();
+    EXPECT_EQ(array->descr, descr);
+    EXPECT_EQ(ToString(array->shape), shape);
+    std::string expect = ReadFile(dir / (name + ".expect"));
+    ASSERT_EQ(array->data.size(), expect.size());
+    EXPECT_EQ(std::memcmp(array->data.data(), expect.data(), expect.size()), 0);
+    ++cases;
+  }
+  EXPECT_GE(cases, 40);
+}
+
+TEST_F(NpyNumpyTest, PlainFilesAreReadWithoutACopy) {
+  TempDir dir;
+  auto made =
+      RunPython("import sys, numpy as np; np.save(sys.argv[1], np.arange(1000, dtype='<f4'))",
+                {dir / "a.npy"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto array = ReadNpy(dir / "a.npy");
+  ASSERT_TRUE(array);
+  // The data lies inside the mapping that `owner` holds, 128 bytes (the header) from its start.
+  auto mapping = std::static_pointer_cast<const MappedFile>(array->owner);
+  EXPECT_EQ(array->data.data(), mapping->bytes().data() + 128);
+}
+
+// numpy loads what iotx writes: same dtype, shape and bytes; and for descrs numpy writes
+// itself, the file is byte-for-byte what np.save writes for the loaded array.
+TEST_F(NpyNumpyTest, NumpyLoadsWhatIotxWrites) {
+  TempDir dir;
+  struct Case {
+    std::string descr;
+    size_t itemsize;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Case> cases = {
+      {"<f4", 4, {2, 3}},         {"|u1", 1, {17}},         {"<f8", 8, {}},
+      {"<V2", 2, {4, 5}},         {"|b1", 1, {3, 3}},       {"<c8", 8, {2, 2, 2}},
+      {"<i8", 8, {0, 4}},         {"<f2", 2, {1, 1, 1, 1}}, {"|V1", 1, {6}},
+      {"<u2", 2, {1 << 16}},      {"|S3", 3, {4}},          {"<M8[ns]", 8, {2}},
+      {"<f4", 4, {123456789, 0}},
+  };
+  std::string script = R"PY(
+import sys, numpy as np
+d = sys.argv[1]
+for i, (descr, shape) in enumerate(zip(sys.argv[2::2], sys.argv[3::2])):
+    a = np.load(f'{d}/{i}.npy')
+    raw = open(f'{d}/{i}.raw', 'rb').read()
+    want_descr = np.dtype(descr).str
+    assert a.dtype.str == want_descr, (i, a.dtype.str, want_descr)
+    assert str(list(a.shape)) == shape, (i, a.shape, shape)
+    assert a.tobytes() == raw, i
+    import io
+    buf = io.BytesIO(); np.save(buf, a)
+    same = buf.getvalue() == open(f'{d}/{i}.npy', 'rb').read()
+    assert same == (descr == want_descr), (i, descr)
+print('ok', len(sys.argv[2::2]))
+)PY";
+  std::vector<std::string> args = {dir.path()};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    Array array;
+    array.descr = c.descr;
+    array.itemsize = c.itemsize;
+    array.shape = Dims(c.shape);
+    std::vector<std::byte> bytes =
+        test::RandomBytes(static_cast<size_t>(array.num_elements()) * c.itemsize, i);
+    if (c.descr == "|b1") {
+      for (std::byte& b : bytes) b &= std::byte{1};
+    }
+    array.data = bytes;
+    ASSERT_TRUE(WriteNpy(dir / (std::to_string(i) + ".npy"), array)) << c.descr;
+    test::WriteFile(dir / (std::to_string(i) + ".raw"),
+                    std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    args.push_back(c.descr);
+    args.push_back(ToString(c.shape));
+  }
+  auto r = RunPython(script, args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok " + std::to_string(cases.size()) + "\n");
+}
+
+// The header bytes match numpy's own header writer for every shape form.
+TEST_F(NpyNumpyTest, HeaderMatchesNumpyByteForByte) {
+  std::vector<std::vector<int64_t>> shapes = {
+      {},
+      {0},
+      {5},
+      {2, 3},
+      {12345678901234},
+      {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+      {64},
+      {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24},
+  };
+  std::string script = R"PY(
+import sys, io, ast
+from numpy.lib import format as fmt
+for descr, shape in zip(sys.argv[1::2], sys.argv[2::2]):
+    f = io.BytesIO()
+    fmt.write_array_header_1_0(f, {'descr': descr, 'fortran_order': False,
+                                   'shape': tuple(ast.literal_eval(shape))})
+    sys.stdout.write(f.getvalue().hex() + '\n')
+)PY";
+  std::vector<std::string> args;
+  std::string expected;
+  for (const std::string descr : {"<f4", "|u1", "<c16", "<M8[us]"}) {
+    for (const auto& shape : shapes) {
+      args.push_back(descr);
+      args.push_back(ToString(shape));
+      auto header = MakeNpyHeader(descr, shape);
+      ASSERT_TRUE(header) << header.error().ToString();
+      static const char* kHex = "0123456789abcdef";
+      for (char c : *header) {
+        expected += kHex[static_cast<uint8_t>(c) >> 4];
+        expected += kHex[static_cast<uint8_t>(c) & 15];
+      }
+      expected += '\n';
+      EXPECT_EQ(header->size() % 64, 0u);
+    }
+  }
+  auto r = RunPython(script, args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
+}
+
+TEST_F(NpyNumpyTest, NpyWriterFillsTheMappingInPlace) {
+  TempDir dir;
+  std::vector<int64_t> shape = {3, 1000, 7};
+  auto writer = NpyWriter::Create(dir / "w.npy", "<u2", shape);
+  ASSERT_TRUE(writer) << writer.error().ToString();
+  ASSERT_EQ(writer->data().size(), 3u * 1000 * 7 * 2);
+  std::vector<std::byte> bytes = test::RandomBytes(writer->data().size(), 99);
+  std::memcpy(writer->data().data(), bytes.data(), bytes.size());
+  EXPECT_FALSE(std::filesystem::exists(dir / "w.npy"));
+  ASSERT_TRUE(writer->Commit());
+  test::WriteFile(dir / "w.raw",
+                  std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  auto r = RunPython(
+      "import sys, numpy as np\n"
+      "a = np.load(sys.argv[1] + '/w.npy')\n"
+      "assert a.dtype == np.uint16 and a.shape == (3, 1000, 7)\n"
+      "assert a.tobytes() == open(sys.argv[1] + '/w.raw', 'rb').read()\n"
+      "print('ok')",
+      {dir.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+}
+
+}  // namespace
+}  // namespace iotx::io
