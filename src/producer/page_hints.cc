@@ -1,0 +1,53 @@
+#include "producer/page_hints.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace iotx::producer {
+namespace {
+
+// The largest page-aligned range inside `bytes` (empty when there is none), so advice never
+// reaches a page shared with a neighbouring tensor or the file header.
+std::span<std::byte> WholePages(std::span<const std::byte> bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
+  const uintptr_t end = begin + bytes.size();
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = end / page * page;
+  if (bytes.empty() || first >= last) return {};
+  return {reinterpret_cast<std::byte*>(first), last - first};
+}
+
+// madvise on the whole pages of `bytes`; true when it succeeded (or there was nothing to do).
+bool Advise(std::span<const std::byte> bytes, int advice) noexcept {
+  std::span<std::byte> pages = WholePages(bytes);
+  return pages.empty() || madvise(pages.data(), pages.size(), advice) == 0;
+}
+
+}  // namespace
+
+// Mapping a whole tensor's pages in one call instead of taking a fault per 4 KiB page (or per
+// fault-around block) cut `iotx apply`'s system time on the 1 GiB benchmark checkpoint from
+// 0.45-1.9 s to 0.24-0.38 s. Kernels before 5.14 lack MADV_POPULATE_*: they get readahead only.
+void WillRead(std::span<const std::byte> bytes) noexcept {
+#ifdef MADV_POPULATE_READ
+  if (Advise(bytes, MADV_POPULATE_READ)) return;
+#endif
+  Advise(bytes, MADV_WILLNEED);
+}
+
+void WillWrite(std::span<std::byte> bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  Advise(bytes, MADV_POPULATE_WRITE);
+#else
+  (void)bytes;
+#endif
+}
+
+void ReleaseFilePages(std::span<const std::byte> bytes) noexcept {
+  Advise(bytes, MADV_DONTNEED);
+}
+
+}  // namespace iotx::producer
