@@ -77,8 +77,9 @@ Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs) {
                       .InFile(input.file.string())
                       .AtKey(input.name));
     }
-    IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const io::MappedFile> file,
-                          io::MappedFile::Open(input.file));
+    auto mapped = io::MappedFile::Open(input.file);
+    if (!mapped) return Fail(std::move(mapped).error().AtKey(input.name));
+    const std::shared_ptr<const io::MappedFile>& file = *mapped;
     auto array = io::ParseNpy(file->bytes(), file, input.file.string());
     if (!array) return Fail(std::move(array).error().AtKey(input.name));
     set.tensors.push_back(
