@@ -1,7 +1,9 @@
 #include "io/descr.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <initializer_list>
 #include <string>
 
 namespace iotx::io {
@@ -14,7 +16,7 @@ struct NamedType {
 
 // ml_dtypes' extension types, as numpy names them in a descr when the dtype has no type
 // string of its own. Sub-byte types (int4, float4_e2m1fn) still take a whole byte in numpy.
-constexpr std::array<NamedType, 15> kMlDtypesNames = {{
+constexpr std::array<NamedType, 16> kMlDtypesNames = {{
     {"bfloat16", 2},
     {"float8_e3m4", 1},
     {"float8_e4m3", 1},
@@ -29,6 +31,7 @@ constexpr std::array<NamedType, 15> kMlDtypesNames = {{
     {"float6_e3m2fn", 1},
     {"int2", 1},
     {"int4", 1},
+    {"uint2", 1},
     {"uint4", 1},
 }};
 
@@ -81,19 +84,47 @@ std::optional<DescrInfo> ParseDescr(std::string_view descr) {
   size_t count = 0;
   std::from_chars(descr.data() + pos, descr.data() + digits_end, count);
   pos = digits_end;
+  // The sizes numpy has types for ('<f3' or '|b2' do not load); flexible kinds take any.
+  auto size_in = [count](std::initializer_list<size_t> sizes) {
+    return std::find(sizes.begin(), sizes.end(), count) != sizes.end();
+  };
+  switch (info.kind) {
+    case 'b':
+      if (!size_in({1})) return std::nullopt;
+      break;
+    case 'i':
+    case 'u':
+      if (!size_in({1, 2, 4, 8})) return std::nullopt;
+      break;
+    case 'f':
+      if (!size_in({2, 4, 8, 12, 16})) return std::nullopt;
+      break;
+    case 'c':
+      if (!size_in({8, 16, 24, 32})) return std::nullopt;
+      break;
+    case 'M':
+    case 'm':
+      if (!size_in({8})) return std::nullopt;
+      break;
+    default:
+      break;  // V, S, U
+  }
   if (info.kind == 'M' || info.kind == 'm') {
     // Datetimes are 8 bytes with an optional unit: "<M8", "<M8[ns]", "<m8[25s]".
-    if (count != 8) return std::nullopt;
     if (pos < descr.size()) {
-      // Units are short ("ns", "25s", "generic"); 16 characters is plenty.
-      if (descr[pos] != '[' || descr.back() != ']' || descr.size() - pos < 3 ||
-          descr.size() - pos > 18) {
-        return std::nullopt;
+      // "[" [multiplier] unit "]" with numpy's datetime units.
+      if (descr[pos] != '[' || descr.back() != ']') return std::nullopt;
+      std::string_view unit = descr.substr(pos + 1, descr.size() - pos - 2);
+      // At most 10 digits of multiplier: keeps every accepted descr short (MakeNpyHeader
+      // relies on it to stay within a version 1.0 header).
+      for (int digits = 0; !unit.empty() && IsDigit(unit.front()); ++digits) {
+        if (digits == 10) return std::nullopt;
+        unit.remove_prefix(1);
       }
-      for (char c : descr.substr(pos + 1, descr.size() - pos - 2)) {
-        if (!IsDigit(c) && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z')) {
-          return std::nullopt;
-        }
+      constexpr std::string_view kUnits[] = {"Y",  "M",  "W",  "D",  "h",  "m",  "s",
+                                             "ms", "us", "ns", "ps", "fs", "as", "generic"};
+      if (std::find(std::begin(kUnits), std::end(kUnits), unit) == std::end(kUnits)) {
+        return std::nullopt;
       }
       pos = descr.size();
     }

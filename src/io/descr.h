@@ -18,7 +18,8 @@ struct DescrInfo {
 };
 
 // Parses a numpy array-protocol type string: optional byte order, kind letter, size in bytes
-// (characters for 'U': 4 bytes each), and for datetimes a unit ("<M8[ns]"). Also accepts the
+// (characters for 'U': 4 bytes each) among those numpy has types for ('|b1', '<f2'..'<f16',
+// not '<f3'), and for datetimes a unit ("<M8[ns]"). Also accepts the
 // ml_dtypes names numpy writes for its extension types ("bfloat16", "float8_e4m3fn", ...).
 // nullopt for anything else — object ('O') and structured (list) dtypes included.
 std::optional<DescrInfo> ParseDescr(std::string_view descr);

@@ -81,7 +81,7 @@ class PickleStream {
     }
     if (n < kFrameSizeTarget) {
       frame_ += header;
-      frame_.append(reinterpret_cast<const char*>(data.data()), data.size());
+      if (n > 0) frame_.append(reinterpret_cast<const char*>(data.data()), data.size());
       return Ok();
     }
     IOTX_RETURN_IF_ERROR(Flush());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes_equal.h"
 #include "io/mapped_file.h"
 #include "io/npy.h"
 #include "support/process.h"
@@ -43,6 +44,7 @@ cases['empty_1d'] = np.zeros((0,), dtype='<f4')
 cases['empty_3d'] = np.zeros((3, 0, 2), dtype='<i8')
 cases['big_1d'] = rand((1 << 20,), '<f4')
 cases['rank8'] = rand((2, 1, 3, 1, 2, 2, 1, 3), '<i2')
+cases['huge_dims'] = np.zeros((1 << 40, 0, 3), dtype='<f8')
 cases['fortran_f4'] = np.asfortranarray(rand((2, 3, 4), '<f4'))
 cases['fortran_u1'] = np.asfortranarray(rand((7, 5), '|u1'))
 cases['fortran_c16'] = np.asfortranarray(rand((3, 4), '<c16'))
@@ -101,7 +103,7 @@ TEST_F(NpyNumpyTest, ReadsWhatNumpyWrites) {
     EXPECT_EQ(ToString(array->shape), shape);
     std::string expect = ReadFile(dir / (name + ".expect"));
     ASSERT_EQ(array->data.size(), expect.size());
-    EXPECT_EQ(std::memcmp(array->data.data(), expect.data(), expect.size()), 0);
+    EXPECT_TRUE(test::BytesEqual(array->data, expect.data(), expect.size()));
     ++cases;
   }
   EXPECT_GE(cases, 40);
@@ -217,6 +219,33 @@ for descr, shape in zip(sys.argv[1::2], sys.argv[2::2]):
   auto r = RunPython(script, args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
+}
+
+// Where ParseDescr accepts a type string numpy agrees on its element size; where numpy
+// refuses one, so does ParseDescr (it also refuses some numpy takes: objects, no size).
+TEST_F(NpyNumpyTest, DescrSizesAgreeWithNumpy) {
+  std::vector<std::string> candidates = {
+      "|b1", "<b1", "|b2", "|i1", "<i2", ">i4", "=i8", "<i3", "|u1", "<u2", ">u8", "<u16",
+      "<f2", "<f4", ">f8", "<f16", "<f3", "<f1", "<c8", "<c16", "<c32", "<c4", "|V1", "|V2",
+      "<V2", "|V7", "|V0", "|S1", "|S5", "|S0", "<U1", ">U3", "<U0", "<M8", "<M8[ns]",
+      "<m8[25s]", "<M4", "<M8[xyz]", "|O8", "<q8", "f4", "i8", "V3", "<f04", "<f4 ",
+  };
+  std::string script = "import sys, numpy as np\nfor d in sys.argv[1:]:\n"
+                       "    try: print(np.dtype(d).itemsize)\n"
+                       "    except Exception: print('bad')\n";
+  auto r = RunPython(script, candidates);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  for (const std::string& descr : candidates) {
+    std::string numpy;
+    ASSERT_TRUE(std::getline(lines, numpy));
+    std::optional<DescrInfo> ours = ParseDescr(descr);
+    if (numpy == "bad") {
+      EXPECT_FALSE(ours) << descr;
+    } else if (ours) {
+      EXPECT_EQ(std::to_string(ours->itemsize), numpy) << descr;
+    }
+  }
 }
 
 TEST_F(NpyNumpyTest, NpyWriterFillsTheMappingInPlace) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "io/py_literal.h"
@@ -27,7 +28,10 @@ std::string NpyBytes(const std::string& header, const std::string& data, int maj
 }
 
 Expected<Array> Parse(const std::string& file) {
-  return ParseNpy(std::as_bytes(std::span<const char>(file.data(), file.size())), nullptr, "t.npy");
+  // The result views its input: a copy owned by the result keeps it valid.
+  auto owner = std::make_shared<const std::string>(file);
+  return ParseNpy(std::as_bytes(std::span<const char>(owner->data(), owner->size())), owner,
+                  "t.npy");
 }
 
 void ExpectError(const std::string& file, ErrorCode code, const std::string& fragment) {

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 namespace iotx::io {
@@ -46,7 +47,9 @@ std::string Array(const std::string& shape_ops, const std::string& dtype, bool f
 std::string Dict(const std::string& items) { return "\x80\x04}(" + items + "u."; }
 
 Expected<std::vector<NamedArray>> Parse(const std::string& pickle) {
-  return ParsePickle(std::as_bytes(std::span<const char>(pickle.data(), pickle.size())), nullptr,
+  // The result views its input: a copy owned by the result keeps it valid.
+  auto owner = std::make_shared<const std::string>(pickle);
+  return ParsePickle(std::as_bytes(std::span<const char>(owner->data(), owner->size())), owner,
                      "in.p");
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "support/temp_dir.h"
@@ -22,7 +23,9 @@ std::string File(const std::string& header, const std::string& data) {
 }
 
 Expected<SafetensorsFile> Parse(const std::string& file) {
-  return ParseSafetensors(std::as_bytes(std::span<const char>(file.data(), file.size())), nullptr,
+  // The result views its input: a copy owned by the result keeps it valid.
+  auto owner = std::make_shared<const std::string>(file);
+  return ParseSafetensors(std::as_bytes(std::span<const char>(owner->data(), owner->size())), owner,
                           "m.safetensors");
 }
 

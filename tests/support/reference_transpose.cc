@@ -43,7 +43,7 @@ std::vector<std::byte> RandomBytes(size_t n, uint64_t seed) {
     std::memcpy(bytes.data() + i, &v, 8);
   }
   uint64_t v = rng();
-  std::memcpy(bytes.data() + i, &v, n - i);
+  if (i < n) std::memcpy(bytes.data() + i, &v, n - i);  // n == 0: data() may be null
   return bytes;
 }
 

@@ -1,0 +1,22 @@
+// libFuzzer target: the safetensors reader (header length, JSON header, offsets) on arbitrary
+// bytes. Accepted tensors must tile the data exactly and lie inside the input.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+
+#include "io/safetensors.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto file =
+      iotx::io::ParseSafetensors(std::as_bytes(std::span(data, size)), nullptr, "fuzz.safetensors");
+  if (!file) return 0;
+  volatile uint8_t sum = 0;
+  size_t total = 0;
+  for (const iotx::io::SafetensorsTensor& t : file->tensors) {
+    for (std::byte b : t.data) sum = sum + static_cast<uint8_t>(b);
+    total += t.data.size();
+  }
+  if (total > size) abort();
+  return 0;
+}
