@@ -110,6 +110,15 @@ HWY_INLINE void StreamLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRI
 }
 #endif  // HWY_TARGET == HWY_SCALAR
 
+// Copies one 64-byte line with ordinary stores.
+HWY_INLINE void CopyLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to) {
+  const DBytes d;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t i = 0; i < static_cast<size_t>(kLineBytes); i += lanes) {
+    hn::StoreU(hn::LoadU(d, from + i), d, to + i);
+  }
+}
+
 // Copies n bytes; the whole 64-byte lines of `to` are written with cache-bypassing stores,
 // the unaligned head and tail with ordinary ones. The caller issues hwy::FlushStream().
 HWY_INLINE void StreamBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to, size_t n) {
@@ -123,15 +132,6 @@ HWY_INLINE void StreamBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTR
   size_t i = head;
   for (; i + kLineBytes <= n; i += kLineBytes) StreamLine(from + i, to + i);
   CopyBytes(from + i, to + i, n - i);
-}
-
-// A 64-byte piece: streamed when its destination is a whole aligned line, else stored.
-HWY_INLINE void StoreLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to) {
-  if ((reinterpret_cast<uintptr_t>(to) & (kLineBytes - 1)) == 0) {
-    StreamLine(from, to);
-  } else {
-    CopyBytes(from, to, kLineBytes);
-  }
 }
 
 }  // namespace HWY_NAMESPACE

@@ -18,6 +18,10 @@
 
 namespace iotx::kernels {
 
+// Most destination lines a streaming transpose writes back to back per row (see
+// StreamLines in planner.h for how many it uses).
+inline constexpr int64_t kMaxStreamLines = 4;
+
 enum class KernelKind : uint8_t {
   kCopy,       // one contiguous block: the items are byte ranges of it
   kRowCopy,    // the innermost dim is unmoved: rows of elem_bytes copied to new places
@@ -55,6 +59,7 @@ struct Nest {
   int64_t cols = 1;
   int64_t dst_row_stride = 0;
   int64_t row_block = 1;
+  int64_t stream_lines = 1;  // kTranspose with streaming: lines per destination row and strip
   int64_t copy_bytes = 0;  // kCopy: total bytes
 };
 

@@ -32,7 +32,8 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
 
   d.kernel = &kernels::ChooseKernel(d.folded);
   const kernels::KernelKind kind = d.kernel->kind;
-  d.tile = kernels::ChooseTile(d.folded, kind);
+  const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes);
+  d.tile = kernels::ChooseTile(d.folded, kind, streaming);
   const int64_t target_items = kernels::TargetItems(d.bytes, d.threads_hint);
   if (kind == kernels::KernelKind::kCopy) {
     d.split = kernels::SplitCopy(d.bytes, d.sbuf.leading, target_items);
@@ -40,7 +41,6 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
     d.split = kernels::SplitDriver(d.folded, d.tile,
                                    kernels::FindPartitionUnit(d.folded, d.sbuf.leading), target_items);
   }
-  const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes);
   d.nest = kernels::BuildNest(d.folded, kind, d.tile, d.split, streaming);
   return std::make_shared<const Plan>(std::move(d));
 }

@@ -28,6 +28,12 @@ constexpr KernelCandidate kCandidates[] = {
      [](const Problem& p) { return IsTransposeWidth(p.elem_bytes); }},
 };
 
+// Source bytes per strip when de-interleaving 2-4 columns.
+constexpr int64_t kDeinterleaveBytes = 4096;
+
+// Destination bytes a row-copy strip writes in one sequential run per column.
+constexpr int64_t kRowCopyRunBytes = 1024;
+
 // An item below this many bytes costs more in claiming and loop setup than it balances.
 constexpr int64_t kMinItemBytes = 64 * 1024;
 // Items per thread: enough that a thread slowed by a neighbour on this shared machine hands
@@ -45,16 +51,46 @@ const KernelCandidate& ChooseKernel(const Problem& folded) {
   return kCandidates[std::size(kCandidates) - 1];  // unreachable: the last two cover all sizes
 }
 
-Tile ChooseTile(const Problem& folded, KernelKind kind) {
+int64_t StreamLines(int64_t elem_bytes) {
+  // Two opposing costs, measured on the development machine with cache-bypassing stores:
+  // writes want several consecutive lines per destination row (a pattern test: 1 line per
+  // row and visit 9.4 GB/s, 2 lines 19.3, 4 lines 22.7, sequential 22.0), but each extra line
+  // adds 64 / elem_bytes source rows read at once, and beyond ~32-64 rows the reads slow down.
+  // Single thread, GB/s for lines = 1 / 2 / 4: 8192^2 f32 7.6 / 8.8 / 6.8; 8192^2 bf16
+  // 8.1 / 8.8 / 4.8; 16384x8192 i8 6.0 / 5.2 / 4.8; 4096^2 f64 8.1 / 10.9 / 11.4.
+  switch (elem_bytes) {
+    case 1: return 1;
+    case 2:
+    case 4: return 2;
+    default: return 4;
+  }
+}
+
+Tile ChooseTile(const Problem& folded, KernelKind kind, bool streaming) {
   Tile tile;
   if (kind == KernelKind::kCopy || folded.dims.empty()) return tile;
   tile.rows_dim = static_cast<int>(folded.dims.size()) - 1;
   tile.cols_dim = SourceInnerDim(folded);
   const int64_t e = folded.elem_bytes;
-  // Enough rows that each destination row gets a whole 64-byte line per strip, enough columns
-  // per thread block that each source row gives a pair of lines (the adjacent-line prefetcher
-  // fetches 128-byte pairs).
-  tile.row_block = std::max<int64_t>(1, CeilDiv(64, e));
+  // Enough rows that each destination row gets a whole 64-byte line per strip (StreamLines
+  // lines when streaming); enough columns per thread block that each source row gives a pair
+  // of lines (the adjacent-line prefetcher fetches 128-byte pairs).
+  if (kind == KernelKind::kTranspose) {
+    tile.stream_lines = streaming ? StreamLines(e) : 1;
+    tile.row_block = std::max<int64_t>(1, CeilDiv(64 * tile.stream_lines, e));
+    const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
+    const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
+    if (cols.n <= 4 && rows.src_stride == cols.n * e) {
+      // A contiguous source of 2-4 columns is de-interleaved along the rows: strips of
+      // kDeinterleaveBytes of source each, so the per-strip work outweighs the loop overhead.
+      tile.row_block = RoundUp(std::max(tile.row_block, CeilDiv(kDeinterleaveBytes, cols.n * e)),
+                               tile.row_block);
+    }
+  } else {
+    // A row copy's strip writes each column's rows as one sequential destination run; runs of
+    // 1 KiB (16 lines) keep the writes sequential where a line per row would scatter them.
+    tile.row_block = std::max<int64_t>(1, CeilDiv(kRowCopyRunBytes, e));
+  }
   tile.col_granule = std::max<int64_t>(1, CeilDiv(128, e));
   return tile;
 }
@@ -147,13 +183,15 @@ int64_t TargetItems(int64_t bytes, int threads) {
 }
 
 int64_t StreamingThresholdBytes() {
-  // Measured on the development machine (Xeon, 2 MiB L2 per core, an LLC that reports
-  // 260 MiB but is shared by the whole host): a copy with cache-bypassing stores beats
-  // glibc memcpy from 2 MiB up (1.2-1.4x at 2-16 MiB, 0.84x at 1 MiB). The reported LLC
-  // holds little of ours, so the private L2 decides: stream above twice its size.
+  // Streaming pays once source and destination no longer fit the core's private L2 together.
+  // Measured on the development machine (2 MiB L2 per core; an LLC that reports 260 MiB but is
+  // shared by the whole host and holds little of ours: memcpy at 16 MiB already runs at DRAM
+  // speed), f32 transposes, single thread, regular vs streaming stores: 384x384 (576 KiB)
+  // 19.8 vs 12.3 GB/s, 512x512 (1 MiB) 7.9 vs 12.5, 768x768 8.1 vs 11.9. So the threshold is
+  // half the L2, not the reported LLC.
   static const int64_t threshold = [] {
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return 2 * (l2 > 0 ? static_cast<int64_t>(l2) : int64_t{1} << 20);
+    return (l2 > 0 ? static_cast<int64_t>(l2) : int64_t{1} << 21) / 2;
   }();
   return threshold;
 }
@@ -192,6 +230,7 @@ Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const D
   nest.cols = cols.n;
   nest.dst_row_stride = cols.dst_stride;
   nest.row_block = tile.row_block;
+  nest.stream_lines = tile.stream_lines;
 
   // Kernel loops: the dims the driver left, except the tile's, plus the row-block loop.
   struct Entry {

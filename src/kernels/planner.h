@@ -1,5 +1,5 @@
 // The planner's stages after folding (problem.h): each a small pure function, tested alone.
-//   ChooseKernel -> ChooseTile -> SplitDriver -> ChooseStreaming -> BuildNest
+//   ChooseKernel -> ChooseStreaming -> ChooseTile -> SplitDriver -> BuildNest
 #pragma once
 
 #include <cstdint>
@@ -30,10 +30,13 @@ const KernelCandidate& ChooseKernel(const Problem& folded);
 struct Tile {
   int rows_dim = -1;        // index into the folded dims
   int cols_dim = -1;
-  int64_t row_block = 1;    // tile rows per strip: their pieces fill a 64-byte line
+  int64_t row_block = 1;    // tile rows per strip: 64 bytes of each destination row
+  int64_t stream_lines = 1; // streaming transposes: lines per destination row and strip
   int64_t col_granule = 1;  // smallest column block a thread split may cut
 };
-Tile ChooseTile(const Problem& folded, KernelKind kind);
+Tile ChooseTile(const Problem& folded, KernelKind kind, bool streaming);
+// Destination lines per row a streaming transpose of elem_bytes elements writes back to back.
+int64_t StreamLines(int64_t elem_bytes);
 
 // Where the output's SBUF partition tiles fall in the folded problem's dim 0.
 struct PartitionUnit {

@@ -63,8 +63,8 @@ TEST_P(TransposeTargetTest, RandomRanksUpToEight) {
 TEST_P(TransposeTargetTest, FullTilesAndRemaindersOfEveryWidth) {
   // 2-D transposes whose sides straddle the tile sizes (64 / elem rows, one vector of columns).
   for (size_t elem : {1, 2, 4, 8, 16}) {
-    for (int64_t rows : {1, 3, 4, 16, 31, 64, 65, 130}) {
-      for (int64_t cols : {1, 2, 5, 16, 33, 64, 100}) {
+    for (int64_t rows : {1, 2, 3, 4, 16, 31, 64, 65, 130}) {
+      for (int64_t cols : {1, 2, 3, 4, 5, 16, 33, 64, 100}) {
         Case c;
         c.shape = {rows, cols};
         c.perm = {1, 0};
@@ -115,6 +115,30 @@ TEST_P(TransposeTargetTest, StreamingStoresOnWholeLines) {
       c.options.stores = PlanOptions::Stores::kStreaming;
       CheckCase(c);
       if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_P(TransposeTargetTest, TwoToFourChannelsInterleavedAndBack) {
+  // NCHW <-> NHWC with 2-4 channels runs on (Load|Store)Interleaved; long enough for whole
+  // vectors plus remainders, with both store modes.
+  for (size_t elem : {1, 2, 4, 8}) {
+    for (int64_t channels : {2, 3, 4}) {
+      for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+        Case to_last;
+        to_last.shape = {2, channels, 9, 37};
+        to_last.perm = {0, 2, 3, 1};
+        to_last.elem = elem;
+        to_last.options.stores = stores;
+        CheckCase(to_last);
+        Case to_first;
+        to_first.shape = {2, 9, 37, channels};
+        to_first.perm = {0, 3, 1, 2};
+        to_first.elem = elem;
+        to_first.options.stores = stores;
+        CheckCase(to_first);
+        if (HasFatalFailure()) return;
+      }
     }
   }
 }
