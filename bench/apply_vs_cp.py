@@ -7,13 +7,17 @@ times and alternately, in the same process:
   cp+sync    the same followed by `sync copy.safetensors`  (durable, like apply's output)
   apply      iotx apply --io-transposes io_transposes.json --inputs model.safetensors
                         --out-dir out --quiet              (reads, permutes, writes, fsyncs)
-Before every run the previous output is deleted and `sync` flushes dirty pages, so no run
-pays for its predecessor's writeback. The input stays in the page cache for all of them.
+Before every run the outputs are deleted and `sync` flushes dirty pages, so no run pays for
+its predecessor's writeback; the order of the three rotates every round. The input stays in the
+page cache for all of them. --settle adds a pause after the sync; it is 0 by default because
+in a VM with free page reporting (Firecracker, virtio-balloon) a pause lets the guest hand the
+freed page cache back to the host, and the next run then pays host faults for every page it
+allocates — noise that hits whichever job comes next.
 Prints each run, the medians as GB/s of tensor bytes (file bytes for cp), apply's peak RSS,
 and apply's throughput as a fraction of cp's.
 
 Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench-apply]
-                            [--runs 5] [--mib 1024]
+                            [--runs 5] [--mib 1024] [--settle 0]
 """
 import argparse
 import os
@@ -55,6 +59,8 @@ def main():
     parser.add_argument("--dir", default=os.path.join(root, "build/bench-apply"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--mib", type=int, default=1024)
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="seconds to wait after deleting outputs and syncing")
     args = parser.parse_args()
 
     os.makedirs(args.dir, exist_ok=True)
@@ -72,21 +78,30 @@ def main():
     run([args.iotx, "apply", "--io-transposes", specs, "--inputs", model, "--out-dir", out,
          "--quiet"])
 
-    times = {"cp": [], "cp+sync": [], "apply": []}
+    def cp():
+        return run(["cp", model, copy])[0]
+
+    def cp_sync():
+        return run(["cp", model, copy])[0] + run(["sync", copy])[0]
+
     rss = []
-    for i in range(args.runs):
-        clean([copy])
-        times["cp"].append(run(["cp", model, copy])[0])
-        clean([copy])
-        t_cp, _ = run(["cp", model, copy])
-        t_sync, _ = run(["sync", copy])
-        times["cp+sync"].append(t_cp + t_sync)
-        clean([copy, out])
+
+    def apply():
         t, peak = run([args.iotx, "apply", "--io-transposes", specs, "--inputs", model,
                        "--out-dir", out, "--quiet"])
-        times["apply"].append(t)
         rss.append(peak)
-        print(f"run {i + 1}: " + ", ".join(f"{k} {v[-1]:.3f} s" for k, v in times.items()))
+        return t
+
+    jobs = {"cp": cp, "cp+sync": cp_sync, "apply": apply}
+    times = {k: [] for k in jobs}
+    order = list(jobs)
+    for i in range(args.runs):
+        for k in order:
+            clean([copy, out])
+            time.sleep(args.settle)
+            times[k].append(jobs[k]())
+        print(f"run {i + 1}: " + ", ".join(f"{k} {times[k][-1]:.3f} s" for k in jobs))
+        order = order[1:] + order[:1]  # rotate, so no job always follows the same one
     clean([copy, out])
 
     med = {k: statistics.median(v) for k, v in times.items()}

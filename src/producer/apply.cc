@@ -3,7 +3,15 @@
 #include <system_error>
 #include <utility>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "io/npy.h"
 #include "io/safetensors.h"
+#include "producer/background_flush.h"
 #include "producer/tensor_output.h"
 
 namespace iotx::producer {
@@ -21,6 +29,28 @@ TensorReport ReportOf(const PlannedTensor& planned, std::filesystem::path file) 
   const Tensor& tensor = *planned.tensor;
   return {tensor.name,       tensor.shape,        planned.out_shape,  planned.out_type,
           tensor.data.size(), planned.spec.has_value(), std::move(file)};
+}
+
+// Files whose commit may wait in the background at a time (each holds a descriptor and a
+// mapping).
+constexpr size_t kMaxQueuedCommits = 4;
+// Bytes moved between two background flushes of a safetensors output: large enough that the
+// flushes (each a journal commit) stay few, small enough to overlap most of the writeback.
+constexpr uint64_t kFlushBytes = uint64_t{64} << 20;
+
+// The page-aligned range of the writer's mapping that holds every tensor region.
+std::span<std::byte> MappedHull(const io::SafetensorsWriter& writer, size_t count) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = UINTPTR_MAX, end = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const std::span<std::byte> region = writer.data(i);
+    if (region.empty()) continue;
+    begin = std::min(begin, reinterpret_cast<uintptr_t>(region.data()));
+    end = std::max(end, reinterpret_cast<uintptr_t>(region.data() + region.size()));
+  }
+  if (end == 0) return {};
+  begin = begin / page * page;  // the mapping starts at file offset 0, a page boundary
+  return {reinterpret_cast<std::byte*>(begin), end - begin};
 }
 
 Error Located(Error error, const std::filesystem::path& file, const std::string& name) {
@@ -50,17 +80,30 @@ class Progress {
 
 Status WriteNpyFiles(const ApplyPlan& plan, const ApplyOptions& options, ApplyReport& report) {
   Progress progress(options, plan.total_bytes);
+  // Each finished file is committed (fsync + rename) in the background while the kernel
+  // fills the next one.
+  BackgroundFlush flush(kMaxQueuedCommits);
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const PlannedTensor& planned = plan.tensors[i];
     const std::filesystem::path& file = plan.files[i];
-    Status written = WriteTensorNpy(file, options.out_dir, planned.out_type, planned.out_shape,
-                                    MoveOf(planned));
-    if (!written) return Fail(Located(std::move(written).error(), file, planned.tensor->name));
+    const std::string& name = planned.tensor->name;
+    auto writer = io::NpyWriter::Create(file, planned.out_type, planned.out_shape,
+                                        {.root = options.out_dir});
+    if (!writer) return Fail(Located(std::move(writer).error(), file, name));
+    if (Status moved = MoveTensor(MoveOf(planned), writer->data()); !moved) {
+      return Fail(Located(std::move(moved).error(), file, name));
+    }
+    auto pending = std::make_shared<io::NpyWriter>(std::move(*writer));
+    flush.Post([pending, file, name]() -> Status {
+      Status committed = pending->Commit();
+      if (!committed) return Fail(Located(std::move(committed).error(), file, name));
+      return Ok();
+    });
     report.tensors.push_back(ReportOf(planned, file));
     report.files.push_back(file);
     progress.Add(planned.tensor->data.size());
   }
-  return Ok();
+  return flush.Drain();
 }
 
 Status WriteSafetensorsFile(const ApplyPlan& plan, const TensorSet& inputs,
@@ -75,6 +118,11 @@ Status WriteSafetensorsFile(const ApplyPlan& plan, const TensorSet& inputs,
       io::SafetensorsWriter writer,
       io::SafetensorsWriter::Create(file, layout, inputs.metadata, {.root = options.out_dir}));
   Progress progress(options, plan.total_bytes);
+  // Every kFlushBytes moved, the pages written so far go to disk in the background while the
+  // kernel goes on, so Commit's fsync finds little left.
+  const std::span<std::byte> mapping = MappedHull(writer, plan.tensors.size());
+  BackgroundFlush flush(/*max_queued=*/1);
+  uint64_t unflushed = 0;
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const PlannedTensor& planned = plan.tensors[i];
     if (Status moved = MoveTensor(MoveOf(planned), writer.data(i)); !moved) {
@@ -82,6 +130,14 @@ Status WriteSafetensorsFile(const ApplyPlan& plan, const TensorSet& inputs,
     }
     report.tensors.push_back(ReportOf(planned, file));
     progress.Add(planned.tensor->data.size());
+    unflushed += planned.tensor->data.size();
+    if (unflushed >= kFlushBytes) {
+      flush.Post([mapping] { return SyncMapping(mapping); });
+      unflushed = 0;
+    }
+  }
+  if (Status flushed = flush.Drain(); !flushed) {
+    return Fail(Located(std::move(flushed).error(), file, ""));
   }
   IOTX_RETURN_IF_ERROR(writer.Commit());
   report.files.push_back(file);

@@ -28,9 +28,12 @@ bool Advise(std::span<const std::byte> bytes, int advice) noexcept {
 
 }  // namespace
 
-// Mapping a whole tensor's pages in one call instead of taking a fault per 4 KiB page (or per
-// fault-around block) cut `iotx apply`'s system time on the 1 GiB benchmark checkpoint from
-// 0.45-1.9 s to 0.24-0.38 s. Kernels before 5.14 lack MADV_POPULATE_*: they get readahead only.
+// One madvise per tensor instead of a page fault per 4 KiB page: 262144 faults per GiB on each
+// side, taken inside the kernel's parallel loop otherwise. On the 1 GiB benchmark checkpoint
+// (docs/performance.md), 8 alternating runs gave a median of 1.5 s with both hints and 2.6 s
+// without; the shared 2-core VM it ran on is noisy enough that another batch came out the
+// other way, so the case rests on the fault count. Kernels before 5.14 lack MADV_POPULATE_*:
+// reads then get readahead only.
 void WillRead(std::span<const std::byte> bytes) noexcept {
 #ifdef MADV_POPULATE_READ
   if (Advise(bytes, MADV_POPULATE_READ)) return;
