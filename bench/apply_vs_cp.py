@@ -14,7 +14,8 @@ in a VM with free page reporting (Firecracker, virtio-balloon) a pause lets the 
 freed page cache back to the host, and the next run then pays host faults for every page it
 allocates — noise that hits whichever job comes next.
 Prints each run, the medians as GB/s of tensor bytes (file bytes for cp), apply's peak RSS,
-and apply's throughput as a fraction of cp's.
+apply's throughput as a fraction of cp's, and each job's median CPU time (the process's
+own; for cp+sync, the cp part; sync's waiting is not CPU).
 
 Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench-apply]
                             [--runs 5] [--mib 1024] [--settle 0]
@@ -32,14 +33,18 @@ sys.path.insert(0, HERE)
 import make_checkpoint  # noqa: E402
 
 
-def run(argv):
-    """Runs argv; returns (seconds, peak RSS in KiB of that child)."""
+CPU = {}  # job -> [(user, sys) seconds per run]
+
+
+def run(argv, job):
+    """Runs argv; returns (seconds, peak RSS in KiB of that child); records its CPU time."""
     start = time.perf_counter()
     pid = os.posix_spawnp(argv[0], argv, os.environ)
     _, status, usage = os.wait4(pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"failed: {' '.join(argv)}")
+    CPU.setdefault(job, []).append((usage.ru_utime, usage.ru_stime))
     return seconds, usage.ru_maxrss
 
 
@@ -76,19 +81,19 @@ def main():
     subprocess.run(["cat", model], stdout=subprocess.DEVNULL)
     clean([out])
     run([args.iotx, "apply", "--io-transposes", specs, "--inputs", model, "--out-dir", out,
-         "--quiet"])
+         "--quiet"], "warm-up")
 
     def cp():
-        return run(["cp", model, copy])[0]
+        return run(["cp", model, copy], "cp")[0]
 
     def cp_sync():
-        return run(["cp", model, copy])[0] + run(["sync", copy])[0]
+        return run(["cp", model, copy], "cp+sync")[0] + run(["sync", copy], "sync")[0]
 
     rss = []
 
     def apply():
         t, peak = run([args.iotx, "apply", "--io-transposes", specs, "--inputs", model,
-                       "--out-dir", out, "--quiet"])
+                       "--out-dir", out, "--quiet"], "apply")
         rss.append(peak)
         return t
 
@@ -109,7 +114,10 @@ def main():
             "apply": tensor_bytes / med["apply"] / 1e9}
     print(f"median of {args.runs} runs:")
     for k in times:
-        print(f"  {k:8s} {med[k]:.3f} s  {rate[k]:.2f} GB/s")
+        user = statistics.median(u for u, _ in CPU[k])
+        system = statistics.median(s for _, s in CPU[k])
+        print(f"  {k:8s} {med[k]:.3f} s  {rate[k]:.2f} GB/s   cpu: user {user:.2f} s, "
+              f"sys {system:.2f} s")
     print(f"  apply peak RSS: {max(rss) / 1024:.0f} MiB (largest tensor 64 MiB)")
     print(f"apply / cp = {rate['apply'] / rate['cp']:.2f}, "
           f"apply / (cp+sync) = {rate['apply'] / rate['cp+sync']:.2f}")
