@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "producer_test_util.h"
 #include "support/process.h"
@@ -73,6 +74,11 @@ TEST(MaterializeKillTest, KilledRunsLeaveNoTruncatedFileAndAReRunFinishes) {
   for (int round = 0; round < 10; ++round) {
     if (round % 3 == 0) {  // a fresh start now and then, so kills also land on early states
       fs::remove_all(work + "/transposed_inputs");
+      std::vector<fs::path> links;  // the fan-out's, which would dangle now
+      for (const auto& entry : fs::recursive_directory_iterator(work)) {
+        if (entry.is_symlink()) links.push_back(entry.path());
+      }
+      for (const fs::path& link : links) fs::remove(link);
       WriteFile(work + "/io_transposes.json", original_json);
     }
     const auto delay = std::chrono::microseconds(
