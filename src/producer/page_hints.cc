@@ -3,10 +3,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <cstdint>
 
 namespace iotx::producer {
 namespace {
+
+// Populating is split into chunks of this many bytes (a multiple of any page size), enough
+// to keep each madvise call's overhead negligible.
+constexpr size_t kPopulateChunk = size_t{4} << 20;
 
 // The largest page-aligned range inside `bytes` (empty when there is none), so advice never
 // reaches a page shared with a neighbouring tensor or the file header.
@@ -43,7 +50,17 @@ void WillRead(std::span<const std::byte> bytes) noexcept {
 
 void WillWrite(std::span<std::byte> bytes) noexcept {
 #ifdef MADV_POPULATE_WRITE
-  Advise(bytes, MADV_POPULATE_WRITE);
+  // The kernel zeroes every page it populates (the file's blocks are unwritten): 60-80% of
+  // `iotx apply`'s CPU samples on the 1 GiB benchmark checkpoint. Split across the arena's
+  // threads it runs in parallel: 8 alternating runs on 2 cores took a median 2.0 s instead
+  // of 4.4 s.
+  const std::span<std::byte> pages = WholePages(bytes);
+  const size_t chunks = (pages.size() + kPopulateChunk - 1) / kPopulateChunk;
+  tbb::parallel_for(size_t{0}, chunks, [pages](size_t i) {
+    const size_t begin = i * kPopulateChunk;
+    madvise(pages.data() + begin, std::min(kPopulateChunk, pages.size() - begin),
+            MADV_POPULATE_WRITE);
+  });
 #else
   (void)bytes;
 #endif

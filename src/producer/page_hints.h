@@ -15,7 +15,8 @@ namespace iotx::producer {
 void WillRead(std::span<const std::byte> bytes) noexcept;
 
 // The destination, a writable file mapping, is about to be filled: fault all of its pages in
-// one call (MADV_POPULATE_WRITE) instead of one fault per 4 KiB page inside the kernel.
+// (MADV_POPULATE_WRITE, in 4 MiB chunks spread over the calling oneTBB arena's threads)
+// instead of one fault per 4 KiB page inside the kernel.
 void WillWrite(std::span<std::byte> bytes) noexcept;
 
 // Drops the pages of a *file* mapping from this process (MADV_DONTNEED). The data stays in
