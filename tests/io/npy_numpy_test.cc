@@ -225,14 +225,16 @@ for descr, shape in zip(sys.argv[1::2], sys.argv[2::2]):
 // refuses one, so does ParseDescr (it also refuses some numpy takes: objects, no size).
 TEST_F(NpyNumpyTest, DescrSizesAgreeWithNumpy) {
   std::vector<std::string> candidates = {
-      "|b1", "<b1", "|b2", "|i1", "<i2", ">i4", "=i8", "<i3", "|u1", "<u2", ">u8", "<u16",
-      "<f2", "<f4", ">f8", "<f16", "<f3", "<f1", "<c8", "<c16", "<c32", "<c4", "|V1", "|V2",
-      "<V2", "|V7", "|V0", "|S1", "|S5", "|S0", "<U1", ">U3", "<U0", "<M8", "<M8[ns]",
-      "<m8[25s]", "<M4", "<M8[xyz]", "|O8", "<q8", "f4", "i8", "V3", "<f04", "<f4 ",
+      "|b1", "<b1",      "|b2",  "|i1", "<i2", ">i4", "=i8",  "<i3",     "|u1",
+      "<u2", ">u8",      "<u16", "<f2", "<f4", ">f8", "<f16", "<f3",     "<f1",
+      "<c8", "<c16",     "<c32", "<c4", "|V1", "|V2", "<V2",  "|V7",     "|V0",
+      "|S1", "|S5",      "|S0",  "<U1", ">U3", "<U0", "<M8",  "<M8[ns]", "<m8[25s]",
+      "<M4", "<M8[xyz]", "|O8",  "<q8", "f4",  "i8",  "V3",   "<f04",    "<f4 ",
   };
-  std::string script = "import sys, numpy as np\nfor d in sys.argv[1:]:\n"
-                       "    try: print(np.dtype(d).itemsize)\n"
-                       "    except Exception: print('bad')\n";
+  std::string script =
+      "import sys, numpy as np\nfor d in sys.argv[1:]:\n"
+      "    try: print(np.dtype(d).itemsize)\n"
+      "    except Exception: print('bad')\n";
   auto r = RunPython(script, candidates);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);
