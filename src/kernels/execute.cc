@@ -15,6 +15,9 @@
 namespace iotx {
 namespace {
 
+// Publishes a caller's setup to its tasks (see Execute).
+std::atomic<uint64_t> g_setup_epoch{0};
+
 struct Claims {
   int64_t unit = 1;   // items per claim
   int64_t count = 1;  // claims
@@ -67,14 +70,23 @@ Status Execute(const Plan& plan, const void* src, void* dst) {
     run(nest, s, t, 0, items);
     return Ok();
   }
+  // oneTBB orders the tasks between the caller's setup and its return, but inside a library
+  // ThreadSanitizer cannot see; iotx states the hand-over in its own atomics as well: the
+  // caller releases everything it wrote before (the plan, these counters) through a global
+  // epoch each task acquires first, and each task releases its writes to the caller.
   std::atomic<int64_t> next{0};
+  std::atomic<int> finished{0};
+  g_setup_epoch.fetch_add(1, std::memory_order_release);
   tbb::parallel_for(0, claims.threads, [&](int) {
+    (void)g_setup_epoch.load(std::memory_order_acquire);
     for (;;) {
       const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= claims.count) return;
+      if (c >= claims.count) break;
       run(nest, s, t, c * claims.unit, std::min(items, (c + 1) * claims.unit));
     }
+    finished.fetch_add(1, std::memory_order_release);
   }, tbb::simple_partitioner());
+  (void)finished.load(std::memory_order_acquire);
   return Ok();
 }
 

@@ -139,8 +139,13 @@ HWY_NOINLINE void RunTranspose(const Nest& nest, const uint8_t* src, uint8_t* ds
                                   const uint8_t* next) {
       const int64_t row_bytes = cols * static_cast<int64_t>(kElem);
       if (next != nullptr && rows * row_bytes <= kPrefetchStripBytes) {
-        for (int64_t r = 0; r < rows; ++r) {
-          for (int64_t b = 0; b < row_bytes; b += kLineBytes) hwy::Prefetch(next + r * ss + b);
+        if (ss < kLineBytes) {  // rows share lines: the strip is one span
+          const int64_t span = (rows - 1) * ss + row_bytes;
+          for (int64_t b = 0; b < span; b += kLineBytes) hwy::Prefetch(next + b);
+        } else {
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t b = 0; b < row_bytes; b += kLineBytes) hwy::Prefetch(next + r * ss + b);
+          }
         }
       }
       TransposeStrip<kElem>(d, s2, ss, t2, ds, static_cast<size_t>(rows), static_cast<size_t>(cols),
@@ -224,6 +229,7 @@ HWY_NOINLINE void RunItems(const Nest& nest, const uint8_t* src, uint8_t* dst, i
         case 4: RunTransposeForWidth<4>(nest, src, dst, begin, end); break;
         case 8: RunTransposeForWidth<8>(nest, src, dst, begin, end); break;
         case 16: RunTransposeForWidth<16>(nest, src, dst, begin, end); break;
+        // The planner picks kTranspose only for the widths above; a row copy moves any width.
         default: RunRowCopy(nest, src, dst, begin, end); break;
       }
       break;
