@@ -1,0 +1,173 @@
+// `iotx inspect MODULE.pb`: what a person debugging a compile wants to see of an HLO module —
+// the entry parameters with their frontend names and shapes, the root, and every
+// AwsNeuronNeff call with its attributes decoded per operand.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_output.h"
+#include "command.h"
+#include "iotx/dims.h"
+#include "schema/hlo_module.h"
+#include "schema/module_summary.h"
+
+namespace iotx::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct InspectOptions {
+  std::string module;
+  bool json = false;
+};
+
+std::string Describe(const hlo::InstructionSummary& instruction) {
+  return "\"" + instruction.name + "\" (id " + std::to_string(instruction.id) + ") " +
+         instruction.opcode + " " + instruction.shape;
+}
+
+std::string DescribeOperand(const hlo::NeffOperandSummary& operand) {
+  std::string out =
+      operand.name.empty() ? "id " + std::to_string(operand.id) : "\"" + operand.name + "\"";
+  if (!operand.neff_input_name.empty()) out += " as " + operand.neff_input_name;
+  if (operand.valid) out += *operand.valid ? ": fed" : ": zero-sized, not fed";
+  if (operand.transpose) {
+    out += ", reshape " + ToString(operand.transpose->reshape) + " transpose " +
+           ToString(operand.transpose->transpose);
+  } else {
+    out += ", no transpose";
+  }
+  return out;
+}
+
+void PrintText(const hlo::ModuleSummary& summary) {
+  std::cout << "module \"" << summary.name << "\" (id " << summary.id << "), "
+            << summary.num_computations << " computations"
+            << (summary.has_schedule ? ", scheduled" : "") << '\n';
+  std::cout << "entry computation \"" << summary.entry_name << "\" (id " << summary.entry_id
+            << "): " << summary.parameters.size() << " parameters, " << summary.entry_instructions
+            << " instructions\n";
+  for (const hlo::ParameterSummary& parameter : summary.parameters) {
+    std::cout << "  parameter " << parameter.number << "  \"" << parameter.instruction.name << "\"";
+    if (parameter.frontend_name != parameter.instruction.name) {
+      std::cout << " as " << parameter.frontend_name;
+    }
+    std::cout << "  " << parameter.instruction.shape << '\n';
+  }
+  std::cout << "root "
+            << (summary.root ? Describe(*summary.root) : "(root_id names no instruction)") << '\n';
+  for (const hlo::NeffCallSummary& call : summary.neff_calls) {
+    std::cout << "AwsNeuronNeff call \"" << call.instruction.name << "\" (id "
+              << call.instruction.id << ") in \"" << call.computation << "\": NEFF "
+              << call.neff_bytes << " bytes, " << call.operands.size() << " operands, result "
+              << call.instruction.shape << '\n';
+    for (const auto& [key, value] : call.attributes) {
+      std::cout << "  " << key << "=\"" << value << "\"\n";
+    }
+    for (size_t i = 0; i < call.operands.size(); ++i) {
+      std::cout << "  operand " << i << " " << DescribeOperand(call.operands[i]) << '\n';
+    }
+  }
+}
+
+Json DimsJson(const Dims& dims) { return Json(std::vector<int64_t>(dims.begin(), dims.end())); }
+
+Json InstructionJson(const hlo::InstructionSummary& instruction) {
+  return {{"name", instruction.name},
+          {"id", instruction.id},
+          {"opcode", instruction.opcode},
+          {"shape", instruction.shape}};
+}
+
+Json ToJson(const hlo::ModuleSummary& summary) {
+  Json parameters = Json::array();
+  for (const hlo::ParameterSummary& parameter : summary.parameters) {
+    parameters.push_back({{"number", parameter.number},
+                          {"name", parameter.instruction.name},
+                          {"id", parameter.instruction.id},
+                          {"frontend_name", parameter.frontend_name},
+                          {"shape", parameter.instruction.shape}});
+  }
+  Json calls = Json::array();
+  for (const hlo::NeffCallSummary& call : summary.neff_calls) {
+    Json operands = Json::array();
+    for (const hlo::NeffOperandSummary& operand : call.operands) {
+      Json entry = {{"id", operand.id}, {"name", operand.name}};
+      entry["neff_input_name"] = operand.neff_input_name;
+      entry["valid"] = operand.valid ? Json(*operand.valid) : Json(nullptr);
+      entry["transpose"] = operand.transpose
+                               ? Json{{"reshape", DimsJson(operand.transpose->reshape)},
+                                      {"transpose", DimsJson(operand.transpose->transpose)}}
+                               : Json(nullptr);
+      operands.push_back(std::move(entry));
+    }
+    Json errors = Json::array();
+    for (const Error& error : call.attribute_errors) errors.push_back(error.ToString());
+    calls.push_back({{"computation", call.computation},
+                     {"instruction", InstructionJson(call.instruction)},
+                     {"neff_bytes", call.neff_bytes},
+                     {"attributes", Json(call.attributes)},
+                     {"operands", std::move(operands)},
+                     {"attribute_errors", std::move(errors)}});
+  }
+  return {{"module",
+           {{"name", summary.name},
+            {"id", summary.id},
+            {"computations", summary.num_computations},
+            {"scheduled", summary.has_schedule}}},
+          {"entry",
+           {{"name", summary.entry_name},
+            {"id", summary.entry_id},
+            {"instructions", summary.entry_instructions}}},
+          {"parameters", std::move(parameters)},
+          {"root", summary.root ? InstructionJson(*summary.root) : Json(nullptr)},
+          {"neff_calls", std::move(calls)}};
+}
+
+int RunInspect(const InspectOptions& options) {
+  auto module = hlo::ReadModule(options.module);
+  if (!module) {
+    PrintError(module.error());
+    return kExitFailure;
+  }
+  auto summary = hlo::SummarizeModule(*module, options.module);
+  if (!summary) {
+    PrintError(summary.error());
+    return kExitFailure;
+  }
+  if (options.json) {
+    // Names may hold arbitrary bytes; replace invalid UTF-8 rather than throw.
+    std::cout << ToJson(*summary).dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+  } else {
+    PrintText(*summary);
+  }
+  // Malformed attributes are shown above and make the command fail, so scripts notice.
+  int exit_code = kExitOk;
+  for (const hlo::NeffCallSummary& call : summary->neff_calls) {
+    for (const Error& error : call.attribute_errors) {
+      PrintError(error);
+      exit_code = kExitFailure;
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void AddInspectCommand(CLI::App& app, CommandContext& ctx) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect",
+      "Summarize an HLO module: entry parameters (number, name, frontend name, shape), the root,\n"
+      "and every AwsNeuronNeff call with its valid_inputs / required_transpose /\n"
+      "neff_input_names decoded per operand and the NEFF size.");
+  cmd->add_option("module", options->module,
+                  "Serialized xla.HloModuleProto, e.g. iotx inspect wrapped.pb")
+      ->required();
+  cmd->add_flag("--json", options->json,
+                "Print the summary as JSON, e.g. iotx inspect m.pb --json");
+  cmd->callback([options, &ctx] { ctx.exit_code = RunInspect(*options); });
+}
+
+}  // namespace iotx::cli
