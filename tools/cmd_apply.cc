@@ -84,6 +84,7 @@ int RunApply(const ApplyArgs& args) {
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.Update(done, total); };
 
   auto report = producer::Apply(*inputs, options);
+  bar.Finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!report) {

@@ -41,8 +41,10 @@ void ProgressBar::Update(uint64_t done, uint64_t total) {
   std::fflush(stderr);
 }
 
-ProgressBar::~ProgressBar() {
+void ProgressBar::Finish() {
   if (drawn_) std::fputc('\n', stderr);
+  drawn_ = false;
+  enabled_ = false;
 }
 
 }  // namespace iotx::cli

@@ -17,8 +17,10 @@ class ProgressBar {
   // Redraws "[#####.....]  512.0 MiB / 1.0 GiB  1.84 GB/s", at most every 100 ms and always
   // when done == total.
   void Update(uint64_t done, uint64_t total);
-  // Ends the line if anything was drawn.
-  ~ProgressBar();
+  // Ends the bar's line if anything was drawn; nothing is drawn afterwards. Call it before
+  // printing anything else.
+  void Finish();
+  ~ProgressBar() { Finish(); }
 
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
