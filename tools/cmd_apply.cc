@@ -44,8 +44,7 @@ bool ParseNpyInputs(const std::vector<std::string>& args, std::vector<producer::
   return true;
 }
 
-void PrintReport(const producer::ApplyReport& report, const std::string& out_dir,
-                 double seconds) {
+void PrintReport(const producer::ApplyReport& report, const std::string& out_dir, double seconds) {
   for (const producer::TensorReport& tensor : report.tensors) {
     std::cout << "  " << DescribeTensor(tensor, out_dir) << '\n';
   }
@@ -78,8 +77,8 @@ int RunApply(const ApplyArgs& args) {
   options.out_dir = args.out_dir;
   const bool safetensors =
       args.format.empty() ? inputs->from_safetensors : args.format == "safetensors";
-  options.format = safetensors ? producer::OutputFormat::kSafetensors
-                               : producer::OutputFormat::kNpy;
+  options.format =
+      safetensors ? producer::OutputFormat::kSafetensors : producer::OutputFormat::kNpy;
   ProgressBar bar(!args.quiet);
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.Update(done, total); };
 

@@ -18,9 +18,12 @@ struct MaterializeArgs {
 
 const char* OutcomeName(producer::LinkOutcome outcome) {
   switch (outcome) {
-    case producer::LinkOutcome::kCreated: return "created";
-    case producer::LinkOutcome::kReplaced: return "replaced";
-    case producer::LinkOutcome::kUnchanged: return "unchanged";
+    case producer::LinkOutcome::kCreated:
+      return "created";
+    case producer::LinkOutcome::kReplaced:
+      return "replaced";
+    case producer::LinkOutcome::kUnchanged:
+      return "unchanged";
   }
   return "?";
 }

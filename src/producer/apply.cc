@@ -1,13 +1,12 @@
 #include "producer/apply.h"
 
-#include <system_error>
-#include <utility>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <system_error>
+#include <utility>
 
 #include "io/npy.h"
 #include "io/safetensors.h"
@@ -27,8 +26,9 @@ TensorMove MoveOf(const PlannedTensor& planned) {
 
 TensorReport ReportOf(const PlannedTensor& planned, std::filesystem::path file) {
   const Tensor& tensor = *planned.tensor;
-  return {tensor.name,       tensor.shape,        planned.out_shape,  planned.out_type,
-          tensor.data.size(), planned.spec.has_value(), std::move(file)};
+  return {tensor.name,      tensor.shape,       planned.out_shape,
+          planned.out_type, tensor.data.size(), planned.spec.has_value(),
+          std::move(file)};
 }
 
 // Files whose commit may wait in the background at a time (each holds a descriptor and a
@@ -87,8 +87,8 @@ Status WriteNpyFiles(const ApplyPlan& plan, const ApplyOptions& options, ApplyRe
     const PlannedTensor& planned = plan.tensors[i];
     const std::filesystem::path& file = plan.files[i];
     const std::string& name = planned.tensor->name;
-    auto writer = io::NpyWriter::Create(file, planned.out_type, planned.out_shape,
-                                        {.root = options.out_dir});
+    auto writer =
+        io::NpyWriter::Create(file, planned.out_type, planned.out_shape, {.root = options.out_dir});
     if (!writer) return Fail(Located(std::move(writer).error(), file, name));
     if (Status moved = MoveTensor(MoveOf(planned), writer->data()); !moved) {
       return Fail(Located(std::move(moved).error(), file, name));

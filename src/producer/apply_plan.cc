@@ -13,17 +13,16 @@
 namespace iotx::producer {
 namespace {
 
-Error MissingInput(const std::string& name, const ApplyOptions& options,
-                   const TensorSet& inputs) {
+Error MissingInput(const std::string& name, const ApplyOptions& options, const TensorSet& inputs) {
   std::string known;
   constexpr size_t kShown = 8;
   for (size_t i = 0; i < inputs.tensors.size() && i < kShown; ++i) {
     known += (i == 0 ? "" : ", ") + inputs.tensors[i].name;
   }
   if (inputs.tensors.size() > kShown) known += ", ...";
-  return Error(ErrorCode::kMissingInput,
-               "there is a spec for input \"" + name + "\", which is not among the inputs given (" +
-                   (known.empty() ? std::string("none") : known) + ")")
+  return Error(ErrorCode::kMissingInput, "there is a spec for input \"" + name +
+                                             "\", which is not among the inputs given (" +
+                                             (known.empty() ? std::string("none") : known) + ")")
       .InFile(options.io_transposes.string())
       .AtKey(name);
 }
@@ -39,11 +38,10 @@ Expected<TransposeSpec> SpecFor(const Tensor& tensor, const TransposeSpec& spec,
   if (!elements || !reshaped || *elements != *reshaped) {
     return located(Error(
         ErrorCode::kReshapeSizeMismatch,
-        "Reshape size mismatch for input: " + tensor.name + ": reshape " +
-            ToString(spec.reshape) + " holds " +
-            (reshaped ? std::to_string(*reshaped) : std::string("too many")) +
-            " elements, but the tensor from " + tensor.source.filename().string() +
-            " has shape " + ToString(tensor.shape) + " (" +
+        "Reshape size mismatch for input: " + tensor.name + ": reshape " + ToString(spec.reshape) +
+            " holds " + (reshaped ? std::to_string(*reshaped) : std::string("too many")) +
+            " elements, but the tensor from " + tensor.source.filename().string() + " has shape " +
+            ToString(tensor.shape) + " (" +
             (elements ? std::to_string(*elements) : std::string("too many")) + " elements)"));
   }
   if (tensor.element_bits % 8 != 0) {
@@ -94,9 +92,7 @@ Status CheckOutDir(const std::filesystem::path& out_dir) {
 
 }  // namespace
 
-std::string SafetensorsOutputName(const TensorSet& inputs) {
-  return inputs.stem + ".safetensors";
-}
+std::string SafetensorsOutputName(const TensorSet& inputs) { return inputs.stem + ".safetensors"; }
 
 Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& options) {
   ApplyPlan plan;

@@ -36,8 +36,8 @@ struct PlannedTensor {
 };
 
 struct ApplyPlan {
-  std::vector<PlannedTensor> tensors;  // in the input's order
-  std::vector<Warning> warnings;       // e.g. a repeated input_name in the io_transposes file
+  std::vector<PlannedTensor> tensors;        // in the input's order
+  std::vector<Warning> warnings;             // e.g. a repeated input_name in the io_transposes file
   std::vector<std::filesystem::path> files;  // npy: one per tensor, in order; else one
   uint64_t total_bytes = 0;
 };

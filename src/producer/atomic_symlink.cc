@@ -38,8 +38,8 @@ Expected<LinkOutcome> ReplaceSymlink(const std::filesystem::path& target,
   const std::filesystem::file_status status = std::filesystem::symlink_status(link, ec);
   LinkOutcome outcome = LinkOutcome::kCreated;
   if (status.type() == std::filesystem::file_type::directory) {
-    return Fail(Error(ErrorCode::kIoWrite, "a directory is in the way of the link to '" +
-                                               target.string() + "'")
+    return Fail(Error(ErrorCode::kIoWrite,
+                      "a directory is in the way of the link to '" + target.string() + "'")
                     .InFile(link.string()));
   }
   if (status.type() == std::filesystem::file_type::symlink) {

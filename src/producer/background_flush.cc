@@ -62,8 +62,8 @@ void BackgroundFlush::Run() {
 
 Status SyncMapping(std::span<std::byte> mapping) {
   if (mapping.empty() || msync(mapping.data(), mapping.size(), MS_SYNC) == 0) return Ok();
-  return Fail(ErrorCode::kIoWrite, "cannot write the output's pages to disk: " +
-                                       std::generic_category().message(errno));
+  return Fail(ErrorCode::kIoWrite,
+              "cannot write the output's pages to disk: " + std::generic_category().message(errno));
 }
 
 }  // namespace iotx::producer

@@ -56,8 +56,8 @@ Expected<std::vector<LinkSource>> ListLinkSources(const std::filesystem::path& r
     sources.push_back({std::move(name), std::move(*real)});
   }
   if (ec) {
-    return Fail(Error(ErrorCode::kIoOpen, "cannot list directory: " + ec.message())
-                    .InFile(dir.string()));
+    return Fail(
+        Error(ErrorCode::kIoOpen, "cannot list directory: " + ec.message()).InFile(dir.string()));
   }
   std::sort(sources.begin(), sources.end(),
             [](const LinkSource& a, const LinkSource& b) { return a.name < b.name; });

@@ -14,7 +14,7 @@
 namespace iotx::producer {
 
 struct LinkSource {
-  std::string name;                // file name in the source dir, e.g. "value_p0.npy"
+  std::string name;                 // file name in the source dir, e.g. "value_p0.npy"
   std::filesystem::path real_path;  // where it leads with every symlink followed
 };
 
@@ -34,7 +34,6 @@ struct LinkMade {
 // Makes workdir.root/<dir>/<name> a symlink to real_path for every partition dir and source,
 // each replaced atomically (ReplaceSymlink), then syncs each partition dir. Stops at the first
 // failure (links made so far stay: each is complete, and a re-run finishes the rest).
-Expected<std::vector<LinkMade>> FanOut(const WorkDir& workdir,
-                                       std::span<const LinkSource> sources);
+Expected<std::vector<LinkMade>> FanOut(const WorkDir& workdir, std::span<const LinkSource> sources);
 
 }  // namespace iotx::producer

@@ -32,8 +32,13 @@ std::vector<std::string> VerifyOutputNames(const MaterializePlan& plan) {
 
 TensorReport PlannedReport(const PlannedInput& input) {
   const io::Array& array = input.tensor->array;
-  return {input.tensor->name, array.shape, input.spec ? DeviceShape(*input.spec) : array.shape,
-          array.descr, array.data.size(), input.spec.has_value(), {}};
+  return {input.tensor->name,
+          array.shape,
+          input.spec ? DeviceShape(*input.spec) : array.shape,
+          array.descr,
+          array.data.size(),
+          input.spec.has_value(),
+          {}};
 }
 
 }  // namespace
@@ -50,8 +55,8 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
 
   if (plan.verify) {
     IOTX_RETURN_IF_ERROR(MakeTransposedDir(workdir));
-    report.stale_temps_removed += RemoveStaleTemps(workdir.transposed_dir(),
-                                                   VerifyOutputNames(plan));
+    report.stale_temps_removed +=
+        RemoveStaleTemps(workdir.transposed_dir(), VerifyOutputNames(plan));
     for (const PlannedInput& input : plan.inputs) {
       IOTX_ASSIGN_OR_RETURN(TensorReport written, WriteValueFile(plan, input));
       report.inputs.push_back(std::move(written));
@@ -65,8 +70,8 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
   if (plan.json_changed) {
     const std::string names[] = {kIoTransposesFile};
     report.stale_temps_removed += RemoveStaleTemps(workdir.root, names);
-    IOTX_RETURN_IF_ERROR(io::WriteFileAtomically(workdir.io_transposes(), plan.json_text,
-                                                 {.root = workdir.root}));
+    IOTX_RETURN_IF_ERROR(
+        io::WriteFileAtomically(workdir.io_transposes(), plan.json_text, {.root = workdir.root}));
     report.json_rewritten = true;
   }
 

@@ -40,8 +40,8 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
     return plan;
   }
   if (!workdir.has_tensors) {
-    plan.nothing_to_do = std::string("no ") + kTensorsFile + " (input tensors) in " +
-                         workdir.root.string();
+    plan.nothing_to_do =
+        std::string("no ") + kTensorsFile + " (input tensors) in " + workdir.root.string();
     return plan;
   }
 
@@ -54,9 +54,8 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
 
   // The tensors, zero-copy from the mapped pickle where it holds raw bytes.
   IOTX_ASSIGN_OR_RETURN(plan.tensors_file, io::MappedFile::Open(workdir.tensors()));
-  IOTX_ASSIGN_OR_RETURN(plan.tensors,
-                        io::ParsePickle(plan.tensors_file->bytes(), plan.tensors_file,
-                                        workdir.tensors().string()));
+  IOTX_ASSIGN_OR_RETURN(plan.tensors, io::ParsePickle(plan.tensors_file->bytes(), plan.tensors_file,
+                                                      workdir.tensors().string()));
   std::unordered_map<std::string_view, const io::NamedArray*> by_name;
   for (const io::NamedArray& tensor : plan.tensors) by_name.emplace(tensor.name, &tensor);
 

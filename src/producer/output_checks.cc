@@ -14,9 +14,7 @@ constexpr size_t kMaxOutputNameBytes = 255 - 64;
 
 }  // namespace
 
-std::string ValueFileName(const std::string& input_name) {
-  return "value_" + input_name + ".npy";
-}
+std::string ValueFileName(const std::string& input_name) { return "value_" + input_name + ".npy"; }
 
 Status CheckValueFileName(const std::string& input_name) {
   IOTX_RETURN_IF_ERROR(CheckInputName(input_name));
@@ -24,7 +22,8 @@ Status CheckValueFileName(const std::string& input_name) {
     return Fail(Error(ErrorCode::kUnsafeName,
                       "input name of " + std::to_string(input_name.size()) +
                           " bytes is too long for a file name (value_<name>.npy may have at "
-                          "most " + std::to_string(kMaxOutputNameBytes) + " bytes)")
+                          "most " +
+                          std::to_string(kMaxOutputNameBytes) + " bytes)")
                     .AtKey(input_name.substr(0, 64) + "..."));
   }
   return Ok();

@@ -1,9 +1,8 @@
 #include "producer/page_hints.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
-
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -66,8 +65,6 @@ void WillWrite(std::span<std::byte> bytes) noexcept {
 #endif
 }
 
-void ReleaseFilePages(std::span<const std::byte> bytes) noexcept {
-  Advise(bytes, MADV_DONTNEED);
-}
+void ReleaseFilePages(std::span<const std::byte> bytes) noexcept { Advise(bytes, MADV_DONTNEED); }
 
 }  // namespace iotx::producer

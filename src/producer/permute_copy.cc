@@ -14,8 +14,8 @@ Dims DeviceShape(const TransposeSpec& spec) {
   return shape;
 }
 
-Status PermuteCopy(const TransposeSpec* spec, std::span<const std::byte> src,
-                   size_t element_size, std::span<std::byte> dst) {
+Status PermuteCopy(const TransposeSpec* spec, std::span<const std::byte> src, size_t element_size,
+                   std::span<std::byte> dst) {
   if (src.size() != dst.size()) {
     return Fail(ErrorCode::kBufferSize, "source holds " + std::to_string(src.size()) +
                                             " bytes but the destination " +
@@ -35,9 +35,9 @@ Status PermuteCopy(const TransposeSpec* spec, std::span<const std::byte> src,
   const Dims& perm = spec != nullptr ? spec->transpose : copy_perm;
   const std::optional<int64_t> count = CheckedProduct(shape);
   if (!count || *count != elements) {
-    return Fail(ErrorCode::kBufferSize,
-                "reshape " + ToString(shape) + " does not describe the " +
-                    std::to_string(elements) + " elements the buffers hold");
+    return Fail(ErrorCode::kBufferSize, "reshape " + ToString(shape) + " does not describe the " +
+                                            std::to_string(elements) +
+                                            " elements the buffers hold");
   }
   IOTX_ASSIGN_OR_RETURN(PlanPtr plan, MakePlan(shape, perm, element_size));
   return Execute(*plan, src.data(), dst.data());

@@ -19,7 +19,7 @@ Dims DeviceShape(const TransposeSpec& spec);
 // both hold exactly product(reshape) * element_size bytes (for a copy: the same size), else
 // kBufferSize. Runs MakePlan + Execute: large tensors use every core of the calling oneTBB
 // arena, and outputs far larger than the cache are written with streaming stores.
-Status PermuteCopy(const TransposeSpec* spec, std::span<const std::byte> src,
-                   size_t element_size, std::span<std::byte> dst);
+Status PermuteCopy(const TransposeSpec* spec, std::span<const std::byte> src, size_t element_size,
+                   std::span<std::byte> dst);
 
 }  // namespace iotx::producer

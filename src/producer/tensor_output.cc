@@ -24,8 +24,8 @@ Status MoveTensor(const TensorMove& move, std::span<std::byte> dst) {
 Status WriteTensorNpy(const std::filesystem::path& path, const std::filesystem::path& root,
                       std::string_view descr, std::span<const int64_t> shape,
                       const TensorMove& move) {
-  IOTX_ASSIGN_OR_RETURN(io::NpyWriter writer, io::NpyWriter::Create(path, descr, shape,
-                                                                    {.root = root}));
+  IOTX_ASSIGN_OR_RETURN(io::NpyWriter writer,
+                        io::NpyWriter::Create(path, descr, shape, {.root = root}));
   IOTX_RETURN_IF_ERROR(MoveTensor(move, writer.data()));
   return writer.Commit();
 }

@@ -16,8 +16,8 @@ namespace iotx::producer {
 struct TensorMove {
   const TransposeSpec* spec = nullptr;  // simplified spec; null: the bytes are copied unchanged
   std::span<const std::byte> src;
-  size_t element_size = 1;              // bytes per element (1 for a copy of packed sub-byte data)
-  bool src_in_file_mapping = false;     // src lies in a read-only file mapping
+  size_t element_size = 1;           // bytes per element (1 for a copy of packed sub-byte data)
+  bool src_in_file_mapping = false;  // src lies in a read-only file mapping
 };
 
 // True when `bytes` lies inside `file`'s mapping (a zero-copy view), so its pages may be

@@ -17,8 +17,8 @@ constexpr std::byte kPickleProto{0x80};
 
 Tensor FromArray(std::string name, const io::Array& array, bool in_mapping,
                  const std::filesystem::path& source) {
-  return {std::move(name), array.shape, array.descr, "",
-          array.itemsize * 8, array.data, in_mapping, source};
+  return {std::move(name),    array.shape, array.descr, "",
+          array.itemsize * 8, array.data,  in_mapping,  source};
 }
 
 Expected<TensorSet> FromPickle(const std::shared_ptr<const io::MappedFile>& file,
@@ -28,8 +28,8 @@ Expected<TensorSet> FromPickle(const std::shared_ptr<const io::MappedFile>& file
   TensorSet set;
   set.stem = path.stem().string();
   for (io::NamedArray& named : arrays) {
-    set.tensors.push_back(FromArray(std::move(named.name), named.array,
-                                    InMapping(named.array.data, *file), path));
+    set.tensors.push_back(
+        FromArray(std::move(named.name), named.array, InMapping(named.array.data, *file), path));
     set.owners.push_back(named.array.owner);
   }
   set.owners.push_back(file);
@@ -72,8 +72,8 @@ Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs) {
   std::unordered_set<std::string_view> seen;
   for (const NpyInput& input : inputs) {
     if (!seen.insert(input.name).second) {
-      return Fail(Error(ErrorCode::kInvalidArgument, "input \"" + input.name +
-                                                         "\" is given twice; give each once")
+      return Fail(Error(ErrorCode::kInvalidArgument,
+                        "input \"" + input.name + "\" is given twice; give each once")
                       .InFile(input.file.string())
                       .AtKey(input.name));
     }
@@ -82,8 +82,7 @@ Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs) {
     const std::shared_ptr<const io::MappedFile>& file = *mapped;
     auto array = io::ParseNpy(file->bytes(), file, input.file.string());
     if (!array) return Fail(std::move(array).error().AtKey(input.name));
-    set.tensors.push_back(
-        FromArray(input.name, *array, InMapping(array->data, *file), input.file));
+    set.tensors.push_back(FromArray(input.name, *array, InMapping(array->data, *file), input.file));
     set.owners.push_back(array->owner);
     set.owners.push_back(file);
   }
@@ -98,7 +97,8 @@ Expected<TensorSet> LoadTensorFile(const std::filesystem::path& path) {
   if (head == kNpyMagic) {
     return Fail(Error(ErrorCode::kInvalidArgument,
                       "this is a .npy file, which holds one unnamed tensor: give it as "
-                      "--input NAME=" + path.string())
+                      "--input NAME=" +
+                          path.string())
                     .InFile(path.string()));
   }
   if (!bytes.empty() && bytes[0] == kPickleProto) return FromPickle(file, path);

@@ -19,16 +19,16 @@ namespace iotx::producer {
 struct Tensor {
   std::string name;
   Dims shape;
-  std::string descr;  // numpy type string ("<f4", "<V2"); empty for a type numpy lacks ("F4")
-  std::string dtype;  // safetensors dtype name ("F32", "BF16"); empty unless read from one
-  size_t element_bits = 0;            // 8 * bytes, or 4 / 6 for safetensors' packed types
-  std::span<const std::byte> data;    // C order, little-endian
-  bool in_file_mapping = false;       // `data` is a view into a file mapping, not a heap copy
-  std::filesystem::path source;       // the file it came from, for diagnostics
+  std::string descr;        // numpy type string ("<f4", "<V2"); empty for a type numpy lacks ("F4")
+  std::string dtype;        // safetensors dtype name ("F32", "BF16"); empty unless read from one
+  size_t element_bits = 0;  // 8 * bytes, or 4 / 6 for safetensors' packed types
+  std::span<const std::byte> data;  // C order, little-endian
+  bool in_file_mapping = false;     // `data` is a view into a file mapping, not a heap copy
+  std::filesystem::path source;     // the file it came from, for diagnostics
 };
 
 struct TensorSet {
-  std::vector<Tensor> tensors;  // in the source's order
+  std::vector<Tensor> tensors;                      // in the source's order
   std::optional<io::SafetensorsMetadata> metadata;  // a safetensors input's __metadata__
   bool from_safetensors = false;
   // The input's file name without its extension ("model" for model.safetensors, "inp-000"

@@ -14,13 +14,17 @@ Expected<TensorReport> WriteValueFile(const MaterializePlan& plan, const Planned
   const io::NamedArray& tensor = *input.tensor;
   const io::Array& array = tensor.array;
   const TransposeSpec* spec = input.spec ? &*input.spec : nullptr;
-  TensorReport report{tensor.name, array.shape, spec ? DeviceShape(*spec) : array.shape,
-                      array.descr,  array.data.size(), spec != nullptr,
+  TensorReport report{tensor.name,
+                      array.shape,
+                      spec ? DeviceShape(*spec) : array.shape,
+                      array.descr,
+                      array.data.size(),
+                      spec != nullptr,
                       plan.workdir.transposed_dir() / ValueFileName(tensor.name)};
   const TensorMove move{spec, array.data, array.itemsize,
                         InMapping(array.data, *plan.tensors_file)};
-  Status written = WriteTensorNpy(report.file, plan.workdir.root, array.descr,
-                                  report.device_shape, move);
+  Status written =
+      WriteTensorNpy(report.file, plan.workdir.root, array.descr, report.device_shape, move);
   if (!written) {
     Error error = std::move(written).error();
     if (error.file.empty()) error.InFile(report.file.string());

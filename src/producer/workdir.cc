@@ -24,8 +24,8 @@ Expected<std::vector<std::string>> MatchingDirs(const std::filesystem::path& dir
     }
   }
   if (ec) {
-    return Fail(Error(ErrorCode::kIoOpen, "cannot list directory: " + ec.message())
-                    .InFile(dir.string()));
+    return Fail(
+        Error(ErrorCode::kIoOpen, "cannot list directory: " + ec.message()).InFile(dir.string()));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -36,8 +36,9 @@ Expected<std::vector<std::string>> MatchingDirs(const std::filesystem::path& dir
 Expected<WorkDir> ScanWorkDir(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    return Fail(Error(ErrorCode::kNotADirectory, "work directory does not exist or is not a "
-                                                 "directory")
+    return Fail(Error(ErrorCode::kNotADirectory,
+                      "work directory does not exist or is not a "
+                      "directory")
                     .InFile(dir.string()));
   }
   WorkDir workdir;
@@ -54,16 +55,17 @@ Expected<WorkDir> ScanWorkDir(const std::filesystem::path& dir) {
   for (const std::string& sg : sg_dirs) candidates.emplace_back(sg);
   IOTX_ASSIGN_OR_RETURN(std::vector<std::string> nc_dirs, MatchingDirs(workdir.root, "nc"));
   for (const std::string& nc : nc_dirs) {
-    IOTX_ASSIGN_OR_RETURN(std::vector<std::string> nested,
-                          MatchingDirs(workdir.root / nc, "sg"));
+    IOTX_ASSIGN_OR_RETURN(std::vector<std::string> nested, MatchingDirs(workdir.root / nc, "sg"));
     for (const std::string& sg : nested) candidates.push_back(std::filesystem::path(nc) / sg);
   }
   for (std::filesystem::path& relative : candidates) {
     auto inside = io::ResolveInside(workdir.root, workdir.root / relative);
     if (!inside) {
       Error error = std::move(inside).error();
-      error.message = "partition directory leads outside the work directory; links written "
-                      "there would land elsewhere (" + error.message + ")";
+      error.message =
+          "partition directory leads outside the work directory; links written "
+          "there would land elsewhere (" +
+          error.message + ")";
       return Fail(std::move(error));
     }
     workdir.partition_dirs.push_back(std::move(relative));

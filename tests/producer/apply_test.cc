@@ -59,8 +59,7 @@ TEST_F(ApplyTest, NpyInputs) {
     std::vector<std::string> inputs;
     for (const auto& e : fs::directory_iterator(in_)) {
       if (e.path().extension() != ".npy") continue;
-      inputs.insert(inputs.end(),
-                    {"--input", e.path().stem().string() + "=" + e.path().string()});
+      inputs.insert(inputs.end(), {"--input", e.path().stem().string() + "=" + e.path().string()});
     }
     ProcessResult r = Apply(inputs);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -132,8 +131,9 @@ class ApplyErrorTest : public ApplyTest {
         "np.save(d + '/big.npy', np.arange(1 << 20, dtype=np.float32).reshape(1024, 1024))\n",
         {in_});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    WriteSpecs("[{\"input_name\": \"small\", \"reshape\": [3, 4], \"transpose\": [1, 0]},"
-               " {\"input_name\": \"big\", \"reshape\": [1024, 1024], \"transpose\": [1, 0]}]");
+    WriteSpecs(
+        "[{\"input_name\": \"small\", \"reshape\": [3, 4], \"transpose\": [1, 0]},"
+        " {\"input_name\": \"big\", \"reshape\": [1024, 1024], \"transpose\": [1, 0]}]");
   }
   void WriteSpecs(const std::string& json) { WriteFile(in_ + "/io_transposes.json", json); }
   ProcessResult ApplyBoth(const std::vector<std::string>& extra = {}) {
@@ -169,13 +169,11 @@ TEST_F(ApplyErrorTest, UnreadableFiles) {
   ExpectFailure(Apply({"--input", "x=" + in_ + "/missing.npy"}), "IOTX_E300", {"missing.npy"});
   ExpectFailure(Apply({"--inputs", in_ + "/missing.p"}), "IOTX_E300", {"missing.p"});
   WriteFile(in_ + "/bad.safetensors", std::string("\x10\0\0\0\0\0\0\0{\"a\": ", 14));
-  ExpectFailure(Apply({"--inputs", in_ + "/bad.safetensors"}), "IOTX_E220",
-                {"bad.safetensors"});
+  ExpectFailure(Apply({"--inputs", in_ + "/bad.safetensors"}), "IOTX_E220", {"bad.safetensors"});
   ExpectFailure(Apply({"--inputs", in_ + "/small.npy"}), "IOTX_E400", {"--input NAME="});
   const std::string npy = ReadFile(in_ + "/big.npy");
   WriteFile(in_ + "/truncated.npy", npy.substr(0, npy.size() / 2));
-  ExpectFailure(Apply({"--input", "t=" + in_ + "/truncated.npy"}), "IOTX_E200",
-                {"truncated.npy"});
+  ExpectFailure(Apply({"--input", "t=" + in_ + "/truncated.npy"}), "IOTX_E200", {"truncated.npy"});
   fs::remove(in_ + "/io_transposes.json");
   ExpectFailure(Apply({"--input", "small=" + in_ + "/small.npy"}), "IOTX_E300",
                 {"io_transposes.json"});
@@ -220,10 +218,19 @@ TEST_F(ApplyErrorTest, AnUnsafeTensorNameForNpyOutput) {
 TEST_F(ApplyErrorTest, AFailedWriteLeavesNoPartialFile) {
   const std::string command =
       "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"";  // 512 KiB: small fits, big not
-  std::vector<std::string> argv = {"sh", "-c", command, IOTX_TOOL_PATH, "apply",
-                                   "--io-transposes", in_ + "/io_transposes.json",
-                                   "--input", "small=" + in_ + "/small.npy",
-                                   "--input", "big=" + in_ + "/big.npy", "--out-dir", out_};
+  std::vector<std::string> argv = {"sh",
+                                   "-c",
+                                   command,
+                                   IOTX_TOOL_PATH,
+                                   "apply",
+                                   "--io-transposes",
+                                   in_ + "/io_transposes.json",
+                                   "--input",
+                                   "small=" + in_ + "/small.npy",
+                                   "--input",
+                                   "big=" + in_ + "/big.npy",
+                                   "--out-dir",
+                                   out_};
   ProcessResult r = RunProcess(argv);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("IOTX_E302"));
@@ -253,16 +260,16 @@ TEST_F(ApplyErrorTest, UsageErrors) {
                      "small=" + in_ + "/small.npy", "--inputs", in_ + "/x.p"})
                 .exit_code,
             2);
-  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
-                     in_ + "/small.npy"})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input", in_ + "/small.npy"})
+          .exit_code,
+      2);
   EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
                      "a=" + in_ + "/small.npy", "--input", "a=" + in_ + "/big.npy"})
                 .exit_code,
             2);
-  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--inputs",
-                     in_ + "/x.p", "--format", "hdf5"})
+  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--inputs", in_ + "/x.p",
+                     "--format", "hdf5"})
                 .exit_code,
             2);
   ExpectNoOutput();

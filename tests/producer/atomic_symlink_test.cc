@@ -1,9 +1,10 @@
 // ReplaceSymlink: created, replaced or unchanged; never written through; temporaries cleaned.
+#include "producer/atomic_symlink.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "producer/atomic_symlink.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 

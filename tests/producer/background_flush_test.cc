@@ -1,5 +1,7 @@
 // BackgroundFlush: jobs run in order on another thread, the first failure is kept and stops
 // the rest, Post waits when the queue is full.
+#include "producer/background_flush.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -7,8 +9,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include "producer/background_flush.h"
 
 namespace iotx::producer {
 namespace {
@@ -37,10 +37,22 @@ TEST(BackgroundFlushTest, RunsJobsInOrderOffTheCallingThread) {
 TEST(BackgroundFlushTest, KeepsTheFirstFailureAndDropsLaterJobs) {
   std::atomic<int> ran{0};
   BackgroundFlush flush(8);
-  flush.Post([&]() -> Status { ++ran; return Ok(); });
-  flush.Post([&]() -> Status { ++ran; return Fail(ErrorCode::kIoWrite, "first"); });
-  flush.Post([&]() -> Status { ++ran; return Fail(ErrorCode::kIoRead, "second"); });
-  flush.Post([&]() -> Status { ++ran; return Ok(); });
+  flush.Post([&]() -> Status {
+    ++ran;
+    return Ok();
+  });
+  flush.Post([&]() -> Status {
+    ++ran;
+    return Fail(ErrorCode::kIoWrite, "first");
+  });
+  flush.Post([&]() -> Status {
+    ++ran;
+    return Fail(ErrorCode::kIoRead, "second");
+  });
+  flush.Post([&]() -> Status {
+    ++ran;
+    return Ok();
+  });
   Status status = flush.Drain();
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().message, "first");

@@ -79,8 +79,8 @@ TEST_F(MaterializeTest, SourceDocumentExample) {
   EXPECT_THAT(r.out, HasSubstr("weight_7: [768, 768] |V2 -> [768, 768]"));
   EXPECT_THAT(r.out, HasSubstr("ids: [4, 16] <i4, 256 bytes, copied unchanged (no spec)"));
   EXPECT_THAT(r.out, HasSubstr("links: 12 (12 created, 0 replaced, 0 unchanged)"));
-  EXPECT_THAT(r.out, HasSubstr("nc1/sg02/value_p0.npy -> " +
-                               fs::canonical(work_).string() + "/transposed_inputs/value_p0.npy"));
+  EXPECT_THAT(r.out, HasSubstr("nc1/sg02/value_p0.npy -> " + fs::canonical(work_).string() +
+                               "/transposed_inputs/value_p0.npy"));
 }
 
 TEST_F(MaterializeTest, ReRunningChangesNoByte) {

@@ -1,10 +1,11 @@
 // PermuteCopy (the kernel behind both producer commands) against the naive reference.
+#include "producer/permute_copy.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "producer/permute_copy.h"
 #include "support/reference_transpose.h"
 
 namespace iotx::producer {
@@ -20,7 +21,7 @@ struct Case {
 
 TEST(PermuteCopyTest, MatchesTheReferenceForEveryElementSize) {
   const std::vector<Case> cases = {
-      {{3, 2048, 2, 128}, {0, 3, 2, 1}},        // the source document's simplified p0
+      {{3, 2048, 2, 128}, {0, 3, 2, 1}},             // the source document's simplified p0
       {{3, 16, 128, 2, 2, 64}, {0, 4, 5, 3, 1, 2}},  // ... and unsimplified
       {{768, 768}, {1, 0}},
       {{5, 7, 3}, {2, 0, 1}},
@@ -59,9 +60,7 @@ TEST(PermuteCopyTest, RefusesBuffersOfTheWrongSize) {
   std::vector<std::byte> src(24 * 4), dst(24 * 4), short_dst(23 * 4);
   EXPECT_EQ(PermuteCopy(&spec, src, 4, short_dst).error().code, ErrorCode::kBufferSize);
   EXPECT_EQ(PermuteCopy(&spec, src, 2, dst).error().code, ErrorCode::kBufferSize);  // 48 != 24
-  EXPECT_EQ(PermuteCopy(&spec, std::span(src).first(10), 4, std::span(dst).first(10))
-                .error()
-                .code,
+  EXPECT_EQ(PermuteCopy(&spec, std::span(src).first(10), 4, std::span(dst).first(10)).error().code,
             ErrorCode::kBufferSize);
 }
 

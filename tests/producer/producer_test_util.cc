@@ -6,8 +6,8 @@
 namespace iotx::test {
 
 ProcessResult RunCheck(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {IOTX_PYTHON,
-                                   std::string(IOTX_SOURCE_DIR) + "/tests/producer/producer_check.py"};
+  std::vector<std::string> argv = {
+      IOTX_PYTHON, std::string(IOTX_SOURCE_DIR) + "/tests/producer/producer_check.py"};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProcess(argv);
 }

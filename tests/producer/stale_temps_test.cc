@@ -1,4 +1,6 @@
 // RemoveStaleTemps: only temporaries of the named files whose writer is gone.
+#include "producer/stale_temps.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -6,7 +8,6 @@
 #include <filesystem>
 #include <string>
 
-#include "producer/stale_temps.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 

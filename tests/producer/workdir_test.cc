@@ -1,10 +1,11 @@
 // ScanWorkDir and ListLinkSources: what the producer job finds, and what it refuses.
+#include "producer/workdir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "producer/fan_out.h"
-#include "producer/workdir.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -23,8 +24,8 @@ std::vector<std::string> Names(const std::vector<fs::path>& paths) {
 
 TEST(WorkDirTest, FindsPartitionDirsLikeTheOriginalGlobs) {
   TempDir dir;
-  for (const char* d : {"sg01", "sg00", "nc1/sg00", "nc0/sg02", "nc0/other", "other/sg00",
-                        "sgx", "nc_extra/sg9"}) {
+  for (const char* d :
+       {"sg01", "sg00", "nc1/sg00", "nc0/sg02", "nc0/other", "other/sg00", "sgx", "nc_extra/sg9"}) {
     fs::create_directories(dir / d);
   }
   WriteFile(dir / "sg_file", "not a dir");
