@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""`iotx apply` on a ~1 GiB safetensors checkpoint, next to `cp` of the same file.
+
+Generates the checkpoint (bench/make_checkpoint.py) into a scratch dir, then runs, several
+times and alternately, in the same process:
+  cp         cp model.safetensors copy.safetensors        (the page cache; no fsync)
+  cp+sync    the same followed by `sync copy.safetensors`  (durable, like apply's output)
+  apply      iotx apply --io-transposes io_transposes.json --inputs model.safetensors
+                        --out-dir out --quiet              (reads, permutes, writes, fsyncs)
+Before every run the outputs are deleted and `sync` flushes dirty pages, so no run pays for
+its predecessor's writeback; the order of the three rotates every round. The input stays in the
+page cache for all of them. --settle adds a pause after the sync; it is 0 by default because
+in a VM with free page reporting (Firecracker, virtio-balloon) a pause lets the guest hand the
+freed page cache back to the host, and the next run then pays host faults for every page it
+allocates — noise that hits whichever job comes next.
+Prints each run, the medians as GB/s of tensor bytes (file bytes for cp), apply's peak RSS,
+apply's throughput as a fraction of cp's, and each job's median CPU time (the process's
+own; for cp+sync, the cp part; sync's waiting is not CPU).
+
+Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench-apply]
+                            [--runs 5] [--mib 1024] [--settle 0]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_checkpoint  # noqa: E402
+
+
+CPU = {}  # job -> [(user, sys) seconds per run]
+
+
+def run(argv, job):
+    """Runs argv; returns (seconds, peak RSS in KiB of that child); records its CPU time."""
+    start = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ)
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(argv)}")
+    CPU.setdefault(job, []).append((usage.ru_utime, usage.ru_stime))
+    return seconds, usage.ru_maxrss
+
+
+def clean(paths):
+    for p in paths:
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+    os.sync()
+
+
+def main():
+    root = os.path.dirname(HERE)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iotx", default=os.path.join(root, "build/release/tools/iotx"))
+    parser.add_argument("--dir", default=os.path.join(root, "build/bench-apply"))
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--mib", type=int, default=1024)
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="seconds to wait after deleting outputs and syncing")
+    args = parser.parse_args()
+
+    os.makedirs(args.dir, exist_ok=True)
+    model = os.path.join(args.dir, "model.safetensors")
+    specs = os.path.join(args.dir, "io_transposes.json")
+    copy = os.path.join(args.dir, "copy.safetensors")
+    out = os.path.join(args.dir, "out")
+    _, tensor_bytes = make_checkpoint.write(args.dir, args.mib)
+    file_bytes = os.path.getsize(model)
+    print(f"checkpoint: {model}, {file_bytes / 2**30:.3f} GiB "
+          f"({tensor_bytes / 2**30:.3f} GiB of tensors)")
+    # Warm-up: the input into the page cache, the tool's pages too.
+    subprocess.run(["cat", model], stdout=subprocess.DEVNULL)
+    clean([out])
+    run([args.iotx, "apply", "--io-transposes", specs, "--inputs", model, "--out-dir", out,
+         "--quiet"], "warm-up")
+
+    def cp():
+        return run(["cp", model, copy], "cp")[0]
+
+    def cp_sync():
+        return run(["cp", model, copy], "cp+sync")[0] + run(["sync", copy], "sync")[0]
+
+    rss = []
+
+    def apply():
+        t, peak = run([args.iotx, "apply", "--io-transposes", specs, "--inputs", model,
+                       "--out-dir", out, "--quiet"], "apply")
+        rss.append(peak)
+        return t
+
+    jobs = {"cp": cp, "cp+sync": cp_sync, "apply": apply}
+    times = {k: [] for k in jobs}
+    order = list(jobs)
+    for i in range(args.runs):
+        for k in order:
+            clean([copy, out])
+            time.sleep(args.settle)
+            times[k].append(jobs[k]())
+        print(f"run {i + 1}: " + ", ".join(f"{k} {times[k][-1]:.3f} s" for k in jobs))
+        order = order[1:] + order[:1]  # rotate, so no job always follows the same one
+    clean([copy, out])
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    rate = {"cp": file_bytes / med["cp"] / 1e9, "cp+sync": file_bytes / med["cp+sync"] / 1e9,
+            "apply": tensor_bytes / med["apply"] / 1e9}
+    print(f"median of {args.runs} runs:")
+    for k in times:
+        user = statistics.median(u for u, _ in CPU[k])
+        system = statistics.median(s for _, s in CPU[k])
+        print(f"  {k:8s} {med[k]:.3f} s  {rate[k]:.2f} GB/s   cpu: user {user:.2f} s, "
+              f"sys {system:.2f} s")
+    print(f"  apply peak RSS: {max(rss) / 1024:.0f} MiB (largest tensor 64 MiB)")
+    print(f"apply / cp = {rate['apply'] / rate['cp']:.2f}, "
+          f"apply / (cp+sync) = {rate['apply'] / rate['cp+sync']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

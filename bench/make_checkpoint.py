@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Writes a ~1 GiB safetensors checkpoint and its io_transposes.json for bench/apply_vs_cp.py.
+
+Mixed like a real model: 2-D bf16 weights transposed [1, 0], 4-D f32 tensors with an
+inner-dim-preserving and an inner-dim-moving permutation, the source document's p0-style
+6-D spec on bf16, and small 1-D f32 tensors without a spec (copied). The data is random
+bytes (the content does not matter to a permute). Nothing here is committed.
+
+Usage: python3 bench/make_checkpoint.py DIR [--mib 1024]
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+
+ALIGN = {"BF16": 2, "F32": 4}
+
+
+def layout(total_mib):
+    """(name, dtype, shape, spec) entries adding up to about total_mib MiB."""
+    tensors = []
+    scale = total_mib / 1024
+    for i in range(max(1, round(12 * scale))):  # 12 x 32 MiB = 384 MiB of bf16 2-D weights
+        tensors.append((f"layers.{i}.mlp.weight", "BF16", [4096, 4096],
+                        ([4096, 4096], [1, 0])))
+    for i in range(max(1, round(4 * scale))):  # 4 x 64 MiB, inner dim preserved
+        tensors.append((f"layers.{i}.attn.kv_cache", "F32", [64, 64, 32, 128],
+                        ([64, 64, 32, 128], [0, 2, 1, 3])))
+    for i in range(max(1, round(4 * scale))):  # 4 x 64 MiB, inner dim moved
+        tensors.append((f"layers.{i}.conv.weight", "F32", [128, 128, 32, 32],
+                        ([128, 128, 32, 32], [0, 3, 1, 2])))
+    for i in range(max(1, round(20 * scale))):  # 20 x 6 MiB, the source document's spec
+        tensors.append((f"layers.{i}.p0", "BF16", [6144, 512],
+                        ([3, 16, 128, 2, 4, 64], [0, 4, 5, 3, 1, 2])))
+    for i in range(max(1, round(64 * scale))):  # small f32 vectors without a spec
+        tensors.append((f"layers.{i}.norm.weight", "F32", [4096], None))
+    return tensors
+
+
+def nbytes(dtype, shape):
+    return int(np.prod(shape)) * ALIGN[dtype]
+
+
+def write(directory, total_mib):
+    tensors = layout(total_mib)
+    # The reference writer's order: descending alignment, then name; contiguous offsets.
+    ordered = sorted(tensors, key=lambda t: (-ALIGN[t[1]], t[0]))
+    header, offset = {"__metadata__": {"format": "pt", "made_by": "bench/make_checkpoint.py"}}, 0
+    for name, dtype, shape, _ in ordered:
+        size = nbytes(dtype, shape)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    rng = np.random.default_rng(7)
+    path = os.path.join(directory, "model.safetensors")
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little"))
+        f.write(text)
+        for name, dtype, shape, _ in ordered:
+            f.write(rng.bytes(nbytes(dtype, shape)))
+    specs = [{"input_name": name, "reshape": spec[0], "transpose": spec[1]}
+             for name, _, _, spec in tensors if spec is not None]
+    with open(os.path.join(directory, "io_transposes.json"), "w") as f:
+        json.dump(specs, f)
+    return path, offset
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir")
+    parser.add_argument("--mib", type=int, default=1024)
+    args = parser.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    path, size = write(args.dir, args.mib)
+    print(f"wrote {path}: {size / 2**20:.1f} MiB of tensor data")
+
+
+if __name__ == "__main__":
+    main()

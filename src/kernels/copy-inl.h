@@ -1,0 +1,141 @@
+// Per-target byte moves shared by the kernels: short copies without a byte loop, and
+// copies that write whole aligned 64-byte lines with cache-bypassing stores.
+//
+// Per-target include guard (Highway skeleton pattern): this file is included once per target.
+#if defined(IOTX_KERNELS_COPY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef IOTX_KERNELS_COPY_INL_H_
+#undef IOTX_KERNELS_COPY_INL_H_
+#else
+#define IOTX_KERNELS_COPY_INL_H_
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace iotx::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// A cache line, the unit the streaming stores complete (64 bytes on every x86 CPU).
+inline constexpr int64_t kLineBytes = 64;
+
+// Widest byte vector of the target; scalable targets are capped at 128 bits, the width the
+// kernels' block-local shuffles assume.
+#if HWY_HAVE_SCALABLE
+using DBytes = hn::Full128<uint8_t>;
+#else
+using DBytes = hn::ScalableTag<uint8_t>;
+#endif
+
+template <typename T>
+HWY_INLINE T LoadScalar(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <typename T>
+HWY_INLINE void StoreScalar(T v, uint8_t* p) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+#if HWY_TARGET == HWY_SCALAR
+// The portable fallback target (no SIMD): the C library's copy, ordinary stores.
+HWY_INLINE void CopyBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to, size_t n) {
+  std::memcpy(to, from, n);
+}
+HWY_INLINE void StreamLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to) {
+  std::memcpy(to, from, kLineBytes);
+}
+#else
+// Copies n bytes with at most two (overlapping) moves for n <= 32 and full vectors beyond,
+// so the short row pieces of edge tiles never fall into a byte-by-byte loop.
+HWY_INLINE void CopyBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to, size_t n) {
+  if (n >= 16) {
+    const hn::Full128<uint8_t> d16;
+    if (n <= 32) {
+      const auto head = hn::LoadU(d16, from);
+      const auto tail = hn::LoadU(d16, from + n - 16);
+      hn::StoreU(head, d16, to);
+      hn::StoreU(tail, d16, to + n - 16);
+      return;
+    }
+    const DBytes d;
+    const size_t lanes = hn::Lanes(d);
+    if (n < lanes) {  // 33..63 bytes on AVX-512: 16-byte steps plus one overlapping tail
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16) hn::StoreU(hn::LoadU(d16, from + i), d16, to + i);
+      hn::StoreU(hn::LoadU(d16, from + n - 16), d16, to + n - 16);
+      return;
+    }
+    size_t i = 0;
+    for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, from + i), d, to + i);
+    if (i != n) hn::StoreU(hn::LoadU(d, from + n - lanes), d, to + n - lanes);
+    return;
+  }
+  if (n >= 8) {
+    const uint64_t head = LoadScalar<uint64_t>(from);
+    const uint64_t tail = LoadScalar<uint64_t>(from + n - 8);
+    StoreScalar(head, to);
+    StoreScalar(tail, to + n - 8);
+  } else if (n >= 4) {
+    const uint32_t head = LoadScalar<uint32_t>(from);
+    const uint32_t tail = LoadScalar<uint32_t>(from + n - 4);
+    StoreScalar(head, to);
+    StoreScalar(tail, to + n - 4);
+  } else if (n >= 2) {
+    const uint16_t head = LoadScalar<uint16_t>(from);
+    const uint16_t tail = LoadScalar<uint16_t>(from + n - 2);
+    StoreScalar(head, to);
+    StoreScalar(tail, to + n - 2);
+  } else if (n == 1) {
+    *to = *from;
+  }
+}
+
+// Writes one 64-byte line `to` (64-byte aligned) from `from` with cache-bypassing stores.
+HWY_INLINE void StreamLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to) {
+  const DBytes d;
+  const size_t lanes = hn::Lanes(d);
+  if (lanes >= static_cast<size_t>(kLineBytes)) {
+    hn::Stream(hn::LoadU(d, from), d, to);
+  } else {
+    for (size_t i = 0; i < static_cast<size_t>(kLineBytes); i += lanes) {
+      hn::Stream(hn::LoadU(d, from + i), d, to + i);
+    }
+  }
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+// Copies one 64-byte line with ordinary stores.
+HWY_INLINE void CopyLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to) {
+  const DBytes d;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t i = 0; i < static_cast<size_t>(kLineBytes); i += lanes) {
+    hn::StoreU(hn::LoadU(d, from + i), d, to + i);
+  }
+}
+
+// Copies n bytes; the whole 64-byte lines of `to` are written with cache-bypassing stores,
+// the unaligned head and tail with ordinary ones. The caller issues hwy::FlushStream().
+HWY_INLINE void StreamBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to, size_t n) {
+  const size_t misalign = reinterpret_cast<uintptr_t>(to) & (kLineBytes - 1);
+  size_t head = misalign == 0 ? 0 : static_cast<size_t>(kLineBytes) - misalign;
+  if (head >= n) {
+    CopyBytes(from, to, n);
+    return;
+  }
+  CopyBytes(from, to, head);
+  size_t i = head;
+  for (; i + kLineBytes <= n; i += kLineBytes) StreamLine(from + i, to + i);
+  CopyBytes(from + i, to + i, n - i);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace iotx::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // IOTX_KERNELS_COPY_INL_H_

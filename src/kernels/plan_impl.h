@@ -1,0 +1,51 @@
+// The definition of iotx::Plan (declared opaque in include/iotx/plan.h): everything MakePlan
+// decided, immutable after construction. Tools, tests and benchmarks may read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "iotx/dims.h"
+#include "iotx/plan.h"
+#include "kernels/dispatch.h"
+#include "kernels/nest.h"
+#include "kernels/planner.h"
+#include "kernels/problem.h"
+#include "kernels/sbuf.h"
+
+namespace iotx {
+
+struct PlanData {
+  Dims shape;  // source shape after the reshape
+  Dims perm;
+  int64_t elem_bytes = 1;
+  PlanOptions options;
+  int64_t bytes = 0;
+
+  kernels::Problem unfolded;  // MakeProblem's output, before the fold stages
+  kernels::Problem folded;
+  const kernels::KernelCandidate* kernel = nullptr;  // null when there is nothing to move
+  kernels::Tile tile;
+  kernels::DriverSplit split;
+  kernels::Nest nest;
+  kernels::SbufMapping sbuf;
+  int threads_hint = 1;  // the thread count the items were sized for
+
+  kernels::RunItemsFn run = nullptr;
+  const char* target = "";  // Highway target the kernel was compiled for
+  size_t vector_bytes = 16;
+};
+
+class Plan {
+ public:
+  explicit Plan(PlanData data) : data_(std::move(data)) {}
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  const PlanData& data() const { return data_; }
+
+ private:
+  const PlanData data_;
+};
+
+}  // namespace iotx

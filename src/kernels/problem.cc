@@ -1,0 +1,127 @@
+#include "kernels/problem.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "iotx/dims.h"
+
+namespace iotx::kernels {
+
+Expected<Problem> MakeProblem(std::span<const int64_t> shape, std::span<const int64_t> perm,
+                              size_t elem_bytes) {
+  if (elem_bytes == 0) return Fail(ErrorCode::kInvalidArgument, "element size must be at least 1 byte");
+  if (shape.size() > kMaxRank) {
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("rank {} exceeds the kernel's maximum of {}", shape.size(), kMaxRank));
+  }
+  if (perm.size() != shape.size()) {
+    return Fail(ErrorCode::kNotPermutation,
+                fmt::format("transpose {} has {} axes but the shape {} has {}", iotx::ToString(perm),
+                            perm.size(), iotx::ToString(shape), shape.size()));
+  }
+  std::vector<bool> seen(shape.size(), false);
+  for (int64_t axis : perm) {
+    if (axis < 0 || static_cast<size_t>(axis) >= shape.size() || seen[static_cast<size_t>(axis)]) {
+      return Fail(ErrorCode::kNotPermutation,
+                  fmt::format("transpose {} is not a permutation of 0..{}", iotx::ToString(perm),
+                              static_cast<int64_t>(shape.size()) - 1));
+    }
+    seen[static_cast<size_t>(axis)] = true;
+  }
+  for (int64_t n : shape) {
+    if (n < 0) return Fail(ErrorCode::kNegativeDim, fmt::format("shape {} has a negative dimension", iotx::ToString(shape)));
+  }
+  const std::optional<int64_t> count = CheckedProduct(shape);
+  if (!count || *count > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(elem_bytes)) {
+    return Fail(ErrorCode::kDimOverflow,
+                fmt::format("shape {} with {}-byte elements overflows int64 bytes", iotx::ToString(shape), elem_bytes));
+  }
+
+  Problem problem;
+  problem.elem_bytes = static_cast<int64_t>(elem_bytes);
+  problem.empty = *count == 0;
+  const size_t rank = shape.size();
+  // Source strides of each source axis (row-major); destination strides follow dst order.
+  std::vector<int64_t> src_stride(rank);
+  int64_t stride = problem.elem_bytes;
+  for (size_t i = rank; i-- > 0;) {
+    src_stride[i] = stride;
+    stride *= std::max<int64_t>(shape[i], 1);
+  }
+  problem.dims.resize(rank);
+  stride = problem.elem_bytes;
+  for (size_t j = rank; j-- > 0;) {
+    const auto axis = static_cast<size_t>(perm[j]);
+    problem.dims[j] = Dim{shape[axis], src_stride[axis], stride};
+    stride *= std::max<int64_t>(shape[axis], 1);
+  }
+  return problem;
+}
+
+Problem DropUnitDims(Problem problem) {
+  if (problem.empty) return problem;
+  std::erase_if(problem.dims, [](const Dim& d) { return d.n == 1; });
+  return problem;
+}
+
+Problem FuseContiguous(Problem problem) {
+  if (problem.empty || problem.dims.empty()) return problem;
+  std::vector<Dim> fused;
+  fused.reserve(problem.dims.size());
+  fused.push_back(problem.dims.front());
+  for (size_t i = 1; i < problem.dims.size(); ++i) {
+    Dim& outer = fused.back();
+    const Dim& inner = problem.dims[i];
+    if (outer.src_stride == inner.n * inner.src_stride &&
+        outer.dst_stride == inner.n * inner.dst_stride) {
+      outer = Dim{outer.n * inner.n, inner.src_stride, inner.dst_stride};
+    } else {
+      fused.push_back(inner);
+    }
+  }
+  problem.dims = std::move(fused);
+  return problem;
+}
+
+Problem WidenElement(Problem problem) {
+  if (problem.empty) return problem;
+  while (!problem.dims.empty()) {
+    const Dim& inner = problem.dims.back();
+    if (inner.src_stride != problem.elem_bytes || inner.dst_stride != problem.elem_bytes) break;
+    problem.elem_bytes *= inner.n;
+    problem.dims.pop_back();
+  }
+  return problem;
+}
+
+Problem Fold(Problem problem) {
+  return WidenElement(FuseContiguous(DropUnitDims(std::move(problem))));
+}
+
+int64_t ProblemBytes(const Problem& problem) {
+  if (problem.empty) return 0;
+  int64_t bytes = problem.elem_bytes;
+  for (const Dim& d : problem.dims) bytes *= d.n;
+  return bytes;
+}
+
+int SourceInnerDim(const Problem& problem) {
+  for (size_t i = 0; i < problem.dims.size(); ++i) {
+    if (problem.dims[i].src_stride == problem.elem_bytes) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string ToString(const Problem& problem) {
+  std::string out = fmt::format("elem {} B;", problem.elem_bytes);
+  if (problem.empty) return out + " empty (a zero extent)";
+  if (problem.dims.empty()) return out + " no dims (one contiguous block)";
+  out += " dims";
+  for (const Dim& d : problem.dims) {
+    out += fmt::format(" [n={} src={} dst={}]", d.n, d.src_stride, d.dst_stride);
+  }
+  return out;
+}
+
+}  // namespace iotx::kernels

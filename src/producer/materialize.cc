@@ -1,0 +1,84 @@
+#include "producer/materialize.h"
+
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "io/atomic_file.h"
+#include "producer/permute_copy.h"
+#include "producer/stale_temps.h"
+#include "producer/transposed_inputs.h"
+
+namespace iotx::producer {
+namespace {
+
+Status MakeTransposedDir(const WorkDir& workdir) {
+  std::error_code ec;
+  std::filesystem::create_directory(workdir.transposed_dir(), ec);
+  if (ec) {
+    return Fail(Error(ErrorCode::kIoWrite, "cannot create directory: " + ec.message())
+                    .InFile(workdir.transposed_dir().string()));
+  }
+  return Ok();
+}
+
+// The files of transposed_inputs/ this run writes, whose temporaries a killed run may have
+// left behind.
+std::vector<std::string> VerifyOutputNames(const MaterializePlan& plan) {
+  std::vector<std::string> names{kTensorsFile};
+  for (const PlannedInput& input : plan.inputs) names.push_back(ValueFileName(input.tensor->name));
+  return names;
+}
+
+TensorReport PlannedReport(const PlannedInput& input) {
+  const io::Array& array = input.tensor->array;
+  return {input.tensor->name, array.shape, input.spec ? DeviceShape(*input.spec) : array.shape,
+          array.descr, array.data.size(), input.spec.has_value(), {}};
+}
+
+}  // namespace
+
+Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
+  IOTX_ASSIGN_OR_RETURN(const MaterializePlan plan, PlanMaterialize(options));
+  MaterializeReport report;
+  report.root = plan.workdir.root;
+  report.nothing_to_do = plan.nothing_to_do;
+  report.warnings = plan.warnings;
+  if (!plan.nothing_to_do.empty()) return report;
+  report.spec_count = plan.simplified.size();
+  const WorkDir& workdir = plan.workdir;
+
+  if (plan.verify) {
+    IOTX_RETURN_IF_ERROR(MakeTransposedDir(workdir));
+    report.stale_temps_removed += RemoveStaleTemps(workdir.transposed_dir(),
+                                                   VerifyOutputNames(plan));
+    for (const PlannedInput& input : plan.inputs) {
+      IOTX_ASSIGN_OR_RETURN(TensorReport written, WriteValueFile(plan, input));
+      report.inputs.push_back(std::move(written));
+    }
+    IOTX_RETURN_IF_ERROR(WriteTransposedPickle(plan));
+    report.pickle_written = true;
+  } else {
+    for (const PlannedInput& input : plan.inputs) report.inputs.push_back(PlannedReport(input));
+  }
+
+  if (plan.json_changed) {
+    const std::string names[] = {kIoTransposesFile};
+    report.stale_temps_removed += RemoveStaleTemps(workdir.root, names);
+    IOTX_RETURN_IF_ERROR(io::WriteFileAtomically(workdir.io_transposes(), plan.json_text,
+                                                 {.root = workdir.root}));
+    report.json_rewritten = true;
+  }
+
+  IOTX_ASSIGN_OR_RETURN(const std::vector<LinkSource> sources,
+                        ListLinkSources(workdir.root, workdir.transposed_dir()));
+  std::vector<std::string> link_names;
+  for (const LinkSource& source : sources) link_names.push_back(source.name);
+  for (const std::filesystem::path& dir : workdir.partition_dirs) {
+    report.stale_temps_removed += RemoveStaleTemps(workdir.root / dir, link_names);
+  }
+  IOTX_ASSIGN_OR_RETURN(report.links, FanOut(workdir, sources));
+  return report;
+}
+
+}  // namespace iotx::producer

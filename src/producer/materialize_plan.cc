@@ -1,0 +1,106 @@
+#include "producer/materialize_plan.h"
+
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "io/pickle.h"
+#include "iotx/io_transposes.h"
+#include "producer/output_checks.h"
+#include "schema/read_text_file.h"
+
+namespace iotx::producer {
+namespace {
+
+// kUnknownInput naming the spec's input and a few of the tensors there are.
+Error UnknownInput(const std::string& name, const WorkDir& workdir,
+                   const std::vector<io::NamedArray>& tensors) {
+  std::string known;
+  constexpr size_t kShown = 8;
+  for (size_t i = 0; i < tensors.size() && i < kShown; ++i) {
+    known += (i == 0 ? "" : ", ") + tensors[i].name;
+  }
+  if (tensors.size() > kShown) known += ", ...";
+  return Error(ErrorCode::kUnknownInput,
+               "input \"" + name + "\" is not among the tensors of " + kTensorsFile + " (" +
+                   (tensors.empty() ? std::string("it holds none") : "it holds " + known) + ")")
+      .InFile(workdir.io_transposes().string())
+      .AtKey(name);
+}
+
+}  // namespace
+
+Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
+  MaterializePlan plan;
+  plan.verify = options.verify;
+  IOTX_ASSIGN_OR_RETURN(plan.workdir, ScanWorkDir(options.workdir));
+  const WorkDir& workdir = plan.workdir;
+  if (!workdir.has_io_transposes) {
+    plan.nothing_to_do = std::string("no ") + kIoTransposesFile + " in " + workdir.root.string();
+    return plan;
+  }
+  if (!workdir.has_tensors) {
+    plan.nothing_to_do = std::string("no ") + kTensorsFile + " (input tensors) in " +
+                         workdir.root.string();
+    return plan;
+  }
+
+  // The specs, each checked; a repeated input_name keeps the first (SPEC section 1).
+  IOTX_ASSIGN_OR_RETURN(const std::string json_in,
+                        schema::ReadTextFile(workdir.io_transposes().string()));
+  IOTX_ASSIGN_OR_RETURN(IoTransposes parsed,
+                        ParseIoTransposes(json_in, workdir.io_transposes().string()));
+  plan.warnings = std::move(parsed.warnings);
+
+  // The tensors, zero-copy from the mapped pickle where it holds raw bytes.
+  IOTX_ASSIGN_OR_RETURN(plan.tensors_file, io::MappedFile::Open(workdir.tensors()));
+  IOTX_ASSIGN_OR_RETURN(plan.tensors,
+                        io::ParsePickle(plan.tensors_file->bytes(), plan.tensors_file,
+                                        workdir.tensors().string()));
+  std::unordered_map<std::string_view, const io::NamedArray*> by_name;
+  for (const io::NamedArray& tensor : plan.tensors) by_name.emplace(tensor.name, &tensor);
+
+  // Every spec names a tensor and fits it; simplified against the tensor's real shape.
+  for (const NamedSpec& named : parsed.specs) {
+    const auto it = by_name.find(named.input_name);
+    if (it == by_name.end()) {
+      return Fail(UnknownInput(named.input_name, workdir, plan.tensors));
+    }
+    Expected<TransposeSpec> simplified = Simplify(named.spec, it->second->array.shape);
+    if (!simplified) {
+      return Fail(std::move(simplified)
+                      .error()
+                      .InFile(workdir.io_transposes().string())
+                      .AtKey(named.input_name));
+    }
+    plan.simplified.TryEmplace(named.input_name, std::move(*simplified));
+  }
+  plan.json_text = SerializeIoTransposes(plan.simplified);
+  plan.json_changed = plan.json_text != json_in;
+
+  for (const io::NamedArray& tensor : plan.tensors) {
+    const TransposeSpec* spec = plan.simplified.Find(tensor.name);
+    if (spec == nullptr && !options.verify) continue;
+    plan.inputs.push_back({&tensor, spec ? std::optional<TransposeSpec>(*spec) : std::nullopt});
+  }
+
+  // Every path that will be written, checked before the first write.
+  if (plan.json_changed) {
+    IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, workdir.io_transposes()));
+  }
+  // transposed_inputs/ and what is in it already (it is fanned out too) stay inside root.
+  IOTX_RETURN_IF_ERROR(ListLinkSources(workdir.root, workdir.transposed_dir()));
+  if (options.verify) {
+    for (const PlannedInput& input : plan.inputs) {
+      if (Status fit = CheckValueFileName(input.tensor->name); !fit) {
+        return Fail(std::move(fit).error().InFile(workdir.tensors().string()));
+      }
+      IOTX_RETURN_IF_ERROR(CheckOutputFile(
+          workdir.root, workdir.transposed_dir() / ValueFileName(input.tensor->name)));
+    }
+    IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, workdir.transposed_dir() / kTensorsFile));
+  }
+  return plan;
+}
+
+}  // namespace iotx::producer

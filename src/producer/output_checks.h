@@ -1,0 +1,23 @@
+// Checks made on every file the producer tools will write, before the first one is written.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "iotx/status.h"
+
+namespace iotx::producer {
+
+// "value_<name>.npy"
+std::string ValueFileName(const std::string& input_name);
+
+// The name is fit for value_<name>.npy: CheckInputName (not empty, ".", ".."; no '/', '\\',
+// NUL), and short enough that the file and the temporary it is written through stay within
+// NAME_MAX (kUnsafeName otherwise).
+Status CheckValueFileName(const std::string& input_name);
+
+// `path` resolves inside `root` — a symlink at `path` or on the way that leads out is
+// kPathUnsafe, as the write would land outside — and is not a directory (kIoWrite).
+Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path);
+
+}  // namespace iotx::producer

@@ -1,0 +1,47 @@
+// Execute's contract beyond the data movement: argument checks and a plan printing itself.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "iotx/plan.h"
+
+namespace iotx::test {
+namespace {
+
+TEST(ExecuteTest, RejectsOverlappingAndNullBuffers) {
+  auto plan = MakePlan(std::vector<int64_t>{8, 8}, std::vector<int64_t>{1, 0}, 4);
+  ASSERT_TRUE(plan.has_value());
+  std::vector<std::byte> buf(512);
+  EXPECT_EQ(Execute(**plan, buf.data(), buf.data() + 100).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Execute(**plan, nullptr, buf.data()).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(Execute(**plan, buf.data(), buf.data() + 256).has_value());
+}
+
+TEST(ExecuteTest, EmptyPlansAcceptNullBuffers) {
+  auto plan = MakePlan(std::vector<int64_t>{8, 0}, std::vector<int64_t>{1, 0}, 4);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(PlanBytes(**plan), 0u);
+  EXPECT_TRUE(Execute(**plan, nullptr, nullptr).has_value());
+}
+
+TEST(ExecuteTest, RejectsNegativeMaxThreads) {
+  PlanOptions options;
+  options.max_threads = -1;
+  EXPECT_EQ(MakePlan(std::vector<int64_t>{8}, std::vector<int64_t>{0}, 4, options).error().code,
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(DescribeTest, NamesEveryDecision) {
+  auto plan = MakePlan(std::vector<int64_t>{3, 16, 128, 2, 2, 64},
+                       std::vector<int64_t>{0, 4, 5, 3, 1, 2}, 4);
+  ASSERT_TRUE(plan.has_value());
+  const std::string text = Describe(**plan);
+  for (const char* part : {"output [3, 2, 64, 2, 16, 128]", "folded:", "kernel:   transpose",
+                           "tile:", "driver:", "threads:", "stores:", "sbuf:", "trn2",
+                           "dim 0 = 3 rows"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace iotx::test

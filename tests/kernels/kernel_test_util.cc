@@ -1,0 +1,96 @@
+#include "kernels/kernel_test_util.h"
+
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "iotx/dims.h"
+#include "support/reference_transpose.h"
+
+namespace iotx::test {
+namespace {
+
+constexpr size_t kGuard = 192;  // bytes checked on each side of the output
+constexpr std::byte kGuardByte{0xA5};
+
+}  // namespace
+
+std::string Describe(const Case& c) {
+  const char* stores = c.options.stores == PlanOptions::Stores::kStreaming ? "streaming"
+                       : c.options.stores == PlanOptions::Stores::kRegular ? "regular"
+                                                                          : "auto";
+  return "shape " + ToString(c.shape) + " perm " + ToString(c.perm) + " elem " +
+         std::to_string(c.elem) + " stores " + stores + " src+" + std::to_string(c.src_offset) +
+         " dst+" + std::to_string(c.dst_offset) + " threads " + std::to_string(c.threads) +
+         " max_threads " + std::to_string(c.options.max_threads);
+}
+
+void CheckCase(const Case& c) {
+  SCOPED_TRACE(Describe(c));
+  size_t count = 1;
+  for (int64_t n : c.shape) count *= static_cast<size_t>(n);
+  const size_t bytes = count * c.elem;
+
+  // 64-byte aligned storage; the offsets then make the buffers as misaligned as asked.
+  std::vector<std::byte> src_storage = RandomBytes(bytes + c.src_offset + 64, c.seed);
+  auto* src_base = src_storage.data();
+  const size_t src_align = (64 - reinterpret_cast<uintptr_t>(src_base) % 64) % 64;
+  const std::byte* src = src_base + src_align + c.src_offset;
+  const std::vector<std::byte> expected = ReferenceTranspose(src, c.shape, c.perm, c.elem);
+
+  std::vector<std::byte> dst_storage(bytes + c.dst_offset + 2 * kGuard + 64, kGuardByte);
+  auto* dst_base = dst_storage.data();
+  const size_t dst_align = (64 - reinterpret_cast<uintptr_t>(dst_base) % 64) % 64;
+  std::byte* guard_lo = dst_base + dst_align;
+  std::byte* dst = guard_lo + kGuard + c.dst_offset;
+
+  auto plan = MakePlan(c.shape, c.perm, c.elem, c.options);
+  ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
+  ASSERT_EQ(PlanBytes(**plan), bytes);
+
+  Status status;
+  tbb::task_arena arena(c.threads);
+  arena.execute([&] { status = Execute(**plan, src, dst); });
+  ASSERT_TRUE(status.has_value()) << status.error().ToString();
+
+  if (bytes > 0) {
+    const auto mismatch = std::mismatch(expected.begin(), expected.end(), dst);
+    ASSERT_TRUE(mismatch.first == expected.end())
+        << "first wrong byte at " << (mismatch.first - expected.begin()) << " of " << bytes
+        << "\n" << Describe(**plan);
+  }
+  for (const std::byte* p = guard_lo; p < dst; ++p) {
+    ASSERT_EQ(*p, kGuardByte) << "wrote " << (dst - p) << " bytes before the output";
+  }
+  for (const std::byte* p = dst + bytes; p < dst + bytes + kGuard; ++p) {
+    ASSERT_EQ(*p, kGuardByte) << "wrote " << (p - dst - bytes) << " bytes past the output";
+  }
+}
+
+std::vector<int64_t> RandomShape(std::mt19937_64& rng, size_t rank, int64_t max_elements,
+                                 bool allow_zero) {
+  // Extents around the tile sizes (4..64 rows, 4..64 columns) and their remainders.
+  static constexpr int64_t kExtents[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33,
+                                         63, 64, 65, 100, 127, 128, 129, 200};
+  std::vector<int64_t> shape(rank);
+  for (;;) {
+    int64_t product = 1;
+    for (auto& n : shape) {
+      n = kExtents[rng() % std::size(kExtents)];
+      if (allow_zero && rng() % 40 == 0) n = 0;
+      product *= std::max<int64_t>(n, 1);
+    }
+    if (product <= max_elements) return shape;
+  }
+}
+
+std::vector<int64_t> RandomPerm(std::mt19937_64& rng, size_t rank) {
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return perm;
+}
+
+}  // namespace iotx::test

@@ -1,0 +1,39 @@
+// Shared helpers for the kernel tests: run a plan on guarded, offset buffers and compare with
+// the naive reference (tests/support/reference_transpose.h), which shares no code with it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "iotx/plan.h"
+
+namespace iotx::test {
+
+struct Case {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> perm;
+  size_t elem = 4;
+  PlanOptions options;
+  size_t src_offset = 0;  // bytes the source starts past an aligned allocation
+  size_t dst_offset = 0;
+  int threads = 1;        // size of the oneTBB arena Execute runs in
+  uint64_t seed = 1;
+};
+
+std::string Describe(const Case& c);
+
+// Plans and executes `c`; expects the output to equal the reference and every byte around
+// the output range (guard bytes) to be untouched.
+void CheckCase(const Case& c);
+
+// A random shape of `rank` dims (with 0 and 1 extents now and then) of at most max_elements.
+std::vector<int64_t> RandomShape(std::mt19937_64& rng, size_t rank, int64_t max_elements,
+                                 bool allow_zero);
+std::vector<int64_t> RandomPerm(std::mt19937_64& rng, size_t rank);
+
+}  // namespace iotx::test

@@ -1,0 +1,75 @@
+// `iotx plan` and `iotx bench` from the outside: output sections, exit codes, diagnostics.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/process.h"
+
+namespace iotx::test {
+namespace {
+
+TEST(PlanCliTest, PrintsTheFoldedProblemKernelTileThreadingAndSbuf) {
+  auto r = RunTool({"plan", "--dtype", "f32", "--shape", "6144,256", "--reshape", "3,16,128,2,2,64",
+                    "--transpose", "0,4,5,3,1,2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"dtype:    f32", "shape [3, 16, 128, 2, 2, 64]",
+                           "output [3, 2, 64, 2, 16, 128]", "6291456 bytes", "folded:",
+                           "kernel:   transpose", "tile:", "driver:", "threads:", "stores:",
+                           "sbuf:", "partition"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+}
+
+TEST(PlanCliTest, ShapeAloneIsTheShapeAfterReshape) {
+  auto r = RunTool({"plan", "--dtype", "bf16", "--shape", "64,32", "--transpose", "1,0",
+                    "--device", "trn1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("output [32, 64], 2-byte elements, 4096 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trn1"), std::string::npos);
+}
+
+TEST(PlanCliTest, ReshapeMustKeepTheElementCount) {
+  auto r = RunTool({"plan", "--shape", "6144,256", "--reshape", "3,16,128", "--transpose", "0,1,2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("IOTX_E113"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reshape"), std::string::npos) << r.err;
+}
+
+TEST(PlanCliTest, BadPermutationIsAFailureWithItsCode) {
+  auto r = RunTool({"plan", "--shape", "4,5", "--transpose", "0,0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("IOTX_E110"), std::string::npos) << r.err;
+}
+
+TEST(PlanCliTest, MalformedOptionsAreUsageErrors) {
+  EXPECT_EQ(RunTool({"plan", "--shape", "4,x"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"plan", "--shape", "4,5", "--transpose", "1;0"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"plan", "--shape", "4,5", "--dtype", "f33"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"plan", "--shape", "4,5", "--stores", "sometimes"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"plan"}).exit_code, 2);
+}
+
+TEST(BenchCliTest, JsonReportsBothRatesAndTheirRatio) {
+  auto r = RunTool({"bench", "--dtype", "f32", "--shape", "64,48", "--transpose", "1,0", "--reps",
+                    "3", "--min-seconds", "0.001", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["bytes"], 64 * 48 * 4);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_GT(j["iotx_gbps"].get<double>(), 0);
+  EXPECT_GT(j["memcpy_gbps"].get<double>(), 0);
+  EXPECT_GT(j["ratio"].get<double>(), 0);
+}
+
+TEST(BenchCliTest, TextOutputAndUsageErrors) {
+  auto r = RunTool({"bench", "--dtype", "i8", "--shape", "32,32", "--transpose", "1,0", "--reps",
+                    "1", "--min-seconds", "0.001", "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("memcpy"), std::string::npos);
+  EXPECT_NE(r.out.find("ratio"), std::string::npos);
+  EXPECT_EQ(RunTool({"bench", "--shape", "4,4", "--threads", "0"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"bench", "--shape", "4,0", "--transpose", "1,0"}).exit_code, 1);
+}
+
+}  // namespace
+}  // namespace iotx::test

@@ -1,0 +1,168 @@
+// Property tests of Execute against the naive reference, on every Highway target compiled
+// into the kernels that this CPU supports: every permutation of ranks 1-4, random ones up to
+// rank 8, every element size (1, 2, 4, 8, 16 and odd ones), misaligned buffers, forced
+// streaming stores, zero-size tensors; guard bytes around the output must stay untouched.
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "kernels/dispatch.h"
+#include "kernels/kernel_test_util.h"
+
+namespace iotx::test {
+namespace {
+
+constexpr size_t kElemSizes[] = {1, 2, 3, 4, 8, 12, 16};
+
+class TransposeTargetTest : public ::testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+
+TEST_P(TransposeTargetTest, DispatchUsesThePinnedTarget) {
+  EXPECT_STREQ(kernels::ChosenTargetName(), hwy::TargetName(GetParam()));
+}
+
+TEST_P(TransposeTargetTest, EveryPermutationOfRanksOneToFour) {
+  std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) ^ 0x5eed);
+  for (size_t rank = 1; rank <= 4; ++rank) {
+    std::vector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    do {
+      for (size_t elem : kElemSizes) {
+        Case c;
+        c.shape = RandomShape(rng, rank, 6000, /*allow_zero=*/false);
+        c.perm = perm;
+        c.elem = elem;
+        c.seed = rng();
+        CheckCase(c);
+        if (HasFatalFailure()) return;
+      }
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+}
+
+TEST_P(TransposeTargetTest, RandomRanksUpToEight) {
+  std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) ^ 0xabc);
+  for (int i = 0; i < 60; ++i) {
+    Case c;
+    const size_t rank = 1 + rng() % 8;
+    c.shape = RandomShape(rng, rank, 8000, /*allow_zero=*/true);
+    c.perm = RandomPerm(rng, rank);
+    c.elem = kElemSizes[rng() % std::size(kElemSizes)];
+    c.seed = rng();
+    CheckCase(c);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(TransposeTargetTest, FullTilesAndRemaindersOfEveryWidth) {
+  // 2-D transposes whose sides straddle the tile sizes (64 / elem rows, one vector of columns).
+  for (size_t elem : {1, 2, 4, 8, 16}) {
+    for (int64_t rows : {1, 2, 3, 4, 16, 31, 64, 65, 130}) {
+      for (int64_t cols : {1, 2, 3, 4, 5, 16, 33, 64, 100}) {
+        Case c;
+        c.shape = {rows, cols};
+        c.perm = {1, 0};
+        c.elem = elem;
+        c.seed = static_cast<uint64_t>(rows * 1000 + cols);
+        CheckCase(c);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_P(TransposeTargetTest, MisalignedBuffersWithEachStoreMode) {
+  std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) ^ 0x0ff5e7);
+  for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+    for (size_t src_offset : {0, 1, 4, 24}) {
+      for (size_t dst_offset : {0, 2, 8, 40}) {
+        for (int i = 0; i < 3; ++i) {
+          Case c;
+          const size_t rank = 2 + rng() % 3;
+          c.shape = RandomShape(rng, rank, 20000, /*allow_zero=*/false);
+          c.perm = RandomPerm(rng, rank);
+          c.elem = kElemSizes[rng() % std::size(kElemSizes)];
+          c.options.stores = stores;
+          c.src_offset = src_offset;
+          c.dst_offset = dst_offset;
+          c.seed = rng();
+          CheckCase(c);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(TransposeTargetTest, StreamingStoresOnWholeLines) {
+  // Outputs whose rows are whole, aligned 64-byte lines, so the cache-bypassing path runs.
+  const std::vector<std::vector<int64_t>> shapes = {{64, 256}, {3, 128, 2, 64}, {16, 16, 16, 16}};
+  for (size_t elem : {1, 2, 4, 8, 16, 64}) {
+    for (const auto& shape : shapes) {
+      std::vector<int64_t> perm(shape.size());
+      std::iota(perm.begin(), perm.end(), 0);
+      std::reverse(perm.begin(), perm.end());
+      Case c;
+      c.shape = shape;
+      c.perm = perm;
+      c.elem = elem;
+      c.options.stores = PlanOptions::Stores::kStreaming;
+      CheckCase(c);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_P(TransposeTargetTest, TwoToFourChannelsInterleavedAndBack) {
+  // NCHW <-> NHWC with 2-4 channels runs on (Load|Store)Interleaved; long enough for whole
+  // vectors plus remainders, with both store modes.
+  for (size_t elem : {1, 2, 4, 8}) {
+    for (int64_t channels : {2, 3, 4}) {
+      for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+        Case to_last;
+        to_last.shape = {2, channels, 9, 37};
+        to_last.perm = {0, 2, 3, 1};
+        to_last.elem = elem;
+        to_last.options.stores = stores;
+        CheckCase(to_last);
+        Case to_first;
+        to_first.shape = {2, 9, 37, channels};
+        to_first.perm = {0, 3, 1, 2};
+        to_first.elem = elem;
+        to_first.options.stores = stores;
+        CheckCase(to_first);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_P(TransposeTargetTest, ZeroSizeAndScalarTensors) {
+  for (const auto& shape : std::vector<std::vector<int64_t>>{{0}, {5, 0, 3}, {0, 0}, {}, {1}, {1, 1, 1}}) {
+    std::vector<int64_t> perm(shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::reverse(perm.begin(), perm.end());
+    Case c;
+    c.shape = shape;
+    c.perm = perm;
+    c.elem = 4;
+    CheckCase(c);
+    if (HasFatalFailure()) return;
+  }
+}
+
+std::string TargetParamName(const ::testing::TestParamInfo<int64_t>& info) {
+  return hwy::TargetName(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, TransposeTargetTest,
+                         ::testing::ValuesIn(kernels::CompiledTargets()), TargetParamName);
+
+}  // namespace
+}  // namespace iotx::test

@@ -1,0 +1,275 @@
+// `iotx apply` end to end: .npy, pickle and safetensors inputs, .npy and safetensors outputs,
+// checked by producer_check.py against numpy; every error leaves no output file behind.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "producer_test_util.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace iotx::test {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+class ApplyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!PythonHasNumpy()) GTEST_SKIP() << "python3 with numpy is not available";
+  }
+  void MakeCheckpoint(const std::string& format, int seed, int protocol = 4) {
+    ProcessResult r = RunCheck({"checkpoint", in_, "--seed", std::to_string(seed), "--format",
+                                format, "--protocol", std::to_string(protocol)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  ProcessResult Apply(const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"apply", "--io-transposes", in_ + "/io_transposes.json"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    args.insert(args.end(), {"--out-dir", out_});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunTool(args);
+  }
+  void ExpectOutput(const std::string& format, const std::string& name = "in.safetensors") {
+    ProcessResult r = RunCheck({"check-apply", in_, out_, "--format", format, "--name", name});
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  }
+  // No output at all: the out dir is missing or empty (no final file, no temporary).
+  void ExpectNoOutput() {
+    if (fs::exists(out_)) {
+      EXPECT_TRUE(fs::is_empty(out_)) << "output left in " << out_;
+    }
+  }
+
+  TempDir temp_;
+  std::string in_ = temp_.path();
+  std::string out_ = temp_ / "out/nested/new";  // created by apply, parents included
+};
+
+TEST_F(ApplyTest, NpyInputs) {
+  for (int seed : {1, 2, 3}) {
+    fs::remove_all(temp_ / "out");
+    for (const auto& e : fs::directory_iterator(in_)) fs::remove_all(e.path());
+    MakeCheckpoint("npy", seed);
+    std::vector<std::string> inputs;
+    for (const auto& e : fs::directory_iterator(in_)) {
+      if (e.path().extension() != ".npy") continue;
+      inputs.insert(inputs.end(),
+                    {"--input", e.path().stem().string() + "=" + e.path().string()});
+    }
+    ProcessResult r = Apply(inputs);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectOutput("npy");
+  }
+}
+
+TEST_F(ApplyTest, PickleInputsOfEveryProtocol) {
+  for (int protocol : {2, 3, 4, 5}) {
+    SCOPED_TRACE("protocol " + std::to_string(protocol));
+    fs::remove_all(temp_ / "out");
+    MakeCheckpoint("pickle", 10 + protocol, protocol);
+    ProcessResult r = Apply({"--inputs", in_ + "/in.p"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("wrote 8 files"));
+    ExpectOutput("npy");
+    fs::remove_all(temp_ / "out");
+    r = Apply({"--inputs", in_ + "/in.p"}, {"--format", "safetensors"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectOutput("safetensors", "in.safetensors");
+  }
+}
+
+TEST_F(ApplyTest, SafetensorsInAndOutKeepDTypeNamesAndMetadata) {
+  for (int seed : {4, 5, 6}) {
+    fs::remove_all(temp_ / "out");
+    MakeCheckpoint("safetensors", seed);
+    ProcessResult r = Apply({"--inputs", in_ + "/in.safetensors"});  // safetensors by default
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExpectOutput("safetensors");
+    fs::remove_all(temp_ / "out");
+    r = Apply({"--inputs", in_ + "/in.safetensors"}, {"--format", "npy", "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "");
+    ExpectOutput("npy");
+  }
+}
+
+TEST_F(ApplyTest, ARepeatedNameKeepsTheFirstWithAWarning) {
+  MakeCheckpoint("pickle", 7);
+  const std::string specs = ReadFile(in_ + "/io_transposes.json");
+  // Append a conflicting duplicate of the first spec: identity on a flat view.
+  ProcessResult r = RunPython(
+      "import json, sys, pickle, numpy as np\n"
+      "s = json.load(open(sys.argv[1])); t = pickle.load(open(sys.argv[2], 'rb'))\n"
+      "n = s[0]['input_name']; s.append({'input_name': n, 'reshape': [int(t[n].size)],"
+      " 'transpose': [0]})\n"
+      "json.dump(s, open(sys.argv[1], 'w'))\n",
+      {in_ + "/io_transposes.json", in_ + "/in.p"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(ReadFile(in_ + "/io_transposes.json"), specs);
+  r = Apply({"--inputs", in_ + "/in.p"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: IOTX_E116"));
+  ExpectOutput("npy");  // producer_check.py applies the first spec of each name
+}
+
+// A small tensor followed by a large one, as .npy inputs, with specs for both.
+class ApplyErrorTest : public ApplyTest {
+ protected:
+  void SetUp() override {
+    ApplyTest::SetUp();
+    if (IsSkipped()) return;
+    ProcessResult r = RunPython(
+        "import sys, numpy as np\n"
+        "d = sys.argv[1]\n"
+        "np.save(d + '/small.npy', np.arange(12, dtype=np.float32).reshape(3, 4))\n"
+        "np.save(d + '/big.npy', np.arange(1 << 20, dtype=np.float32).reshape(1024, 1024))\n",
+        {in_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    WriteSpecs("[{\"input_name\": \"small\", \"reshape\": [3, 4], \"transpose\": [1, 0]},"
+               " {\"input_name\": \"big\", \"reshape\": [1024, 1024], \"transpose\": [1, 0]}]");
+  }
+  void WriteSpecs(const std::string& json) { WriteFile(in_ + "/io_transposes.json", json); }
+  ProcessResult ApplyBoth(const std::vector<std::string>& extra = {}) {
+    return Apply({"--input", "small=" + in_ + "/small.npy", "--input", "big=" + in_ + "/big.npy"},
+                 extra);
+  }
+  void ExpectFailure(const ProcessResult& r, const std::string& code,
+                     const std::vector<std::string>& details) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("iotx: error: " + code));
+    for (const std::string& d : details) EXPECT_THAT(r.err, HasSubstr(d));
+    ExpectNoOutput();
+  }
+};
+
+TEST_F(ApplyErrorTest, TheHappyPathWritesBoth) {
+  ProcessResult r = ApplyBoth();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectOutput("npy");
+}
+
+TEST_F(ApplyErrorTest, SizeMismatchNamesTheInputAndBothShapes) {
+  WriteSpecs("[{\"input_name\": \"big\", \"reshape\": [1024, 1023], \"transpose\": [1, 0]}]");
+  ExpectFailure(ApplyBoth(), "NCC_IHNW003", {"big", "[1024, 1023]", "[1024, 1024]"});
+}
+
+TEST_F(ApplyErrorTest, ASpecForAnInputNotGiven) {
+  WriteSpecs("[{\"input_name\": \"absent\", \"reshape\": [2], \"transpose\": [0]}]");
+  ExpectFailure(ApplyBoth(), "IOTX_E122", {"absent", "small"});
+}
+
+TEST_F(ApplyErrorTest, UnreadableFiles) {
+  ExpectFailure(Apply({"--input", "x=" + in_ + "/missing.npy"}), "IOTX_E300", {"missing.npy"});
+  ExpectFailure(Apply({"--inputs", in_ + "/missing.p"}), "IOTX_E300", {"missing.p"});
+  WriteFile(in_ + "/bad.safetensors", std::string("\x10\0\0\0\0\0\0\0{\"a\": ", 14));
+  ExpectFailure(Apply({"--inputs", in_ + "/bad.safetensors"}), "IOTX_E220",
+                {"bad.safetensors"});
+  ExpectFailure(Apply({"--inputs", in_ + "/small.npy"}), "IOTX_E400", {"--input NAME="});
+  const std::string npy = ReadFile(in_ + "/big.npy");
+  WriteFile(in_ + "/truncated.npy", npy.substr(0, npy.size() / 2));
+  ExpectFailure(Apply({"--input", "t=" + in_ + "/truncated.npy"}), "IOTX_E200",
+                {"truncated.npy"});
+  fs::remove(in_ + "/io_transposes.json");
+  ExpectFailure(Apply({"--input", "small=" + in_ + "/small.npy"}), "IOTX_E300",
+                {"io_transposes.json"});
+}
+
+TEST_F(ApplyErrorTest, APlantedSymlinkInTheOutDirIsNotWrittenThrough) {
+  TempDir outside;
+  WriteFile(outside / "victim", "precious");
+  fs::create_directories(out_);
+  fs::create_symlink(outside / "victim", out_ + "/value_big.npy");
+  ProcessResult r = ApplyBoth();
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("IOTX_E303"));
+  EXPECT_EQ(ReadFile(outside / "victim"), "precious");
+  EXPECT_FALSE(fs::exists(out_ + "/value_small.npy")) << "written before the check";
+}
+
+TEST_F(ApplyErrorTest, OutDirBeingAFile) {
+  fs::create_directories(temp_ / "out/nested");
+  WriteFile(out_, "a file");
+  ProcessResult r = ApplyBoth();
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("IOTX_E304"));
+  EXPECT_EQ(ReadFile(out_), "a file");
+}
+
+TEST_F(ApplyErrorTest, AnUnsafeTensorNameForNpyOutput) {
+  ProcessResult r = RunPython(
+      "import sys, pickle, numpy as np\n"
+      "pickle.dump({'../up': np.zeros(4, np.float32)}, open(sys.argv[1], 'wb'))\n",
+      {in_ + "/evil.p"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteSpecs("[]");
+  ExpectFailure(Apply({"--inputs", in_ + "/evil.p"}), "IOTX_E115", {"../up"});
+  // Safetensors output has no per-name file: that works.
+  r = Apply({"--inputs", in_ + "/evil.p"}, {"--format", "safetensors"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A write failing midway (the file size limit makes fallocate fail with EFBIG for the big
+// tensor): the file finished before stays complete, the failing one leaves nothing.
+TEST_F(ApplyErrorTest, AFailedWriteLeavesNoPartialFile) {
+  const std::string command =
+      "trap '' XFSZ; ulimit -f 1024; exec \"$0\" \"$@\"";  // 512 KiB: small fits, big not
+  std::vector<std::string> argv = {"sh", "-c", command, IOTX_TOOL_PATH, "apply",
+                                   "--io-transposes", in_ + "/io_transposes.json",
+                                   "--input", "small=" + in_ + "/small.npy",
+                                   "--input", "big=" + in_ + "/big.npy", "--out-dir", out_};
+  ProcessResult r = RunProcess(argv);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("IOTX_E302"));
+  EXPECT_THAT(r.err, HasSubstr("value_big.npy"));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(out_)) files.push_back(e.path().filename());
+  EXPECT_EQ(files, std::vector<std::string>{"value_small.npy"});
+  ProcessResult loads = RunPython(
+      "import sys, numpy as np\n"
+      "a = np.load(sys.argv[1]); assert (a == np.arange(12, dtype=np.float32).reshape(3, 4).T)"
+      ".all(), a\n",
+      {out_ + "/value_small.npy"});
+  EXPECT_EQ(loads.exit_code, 0) << loads.err;
+
+  fs::remove_all(temp_ / "out");
+  argv.insert(argv.end(), {"--format", "safetensors"});
+  r = RunProcess(argv);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("IOTX_E302"));
+  ExpectNoOutput();
+}
+
+TEST_F(ApplyErrorTest, UsageErrors) {
+  const std::string specs = in_ + "/io_transposes.json";
+  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_}).exit_code, 2);
+  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
+                     "small=" + in_ + "/small.npy", "--inputs", in_ + "/x.p"})
+                .exit_code,
+            2);
+  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
+                     in_ + "/small.npy"})
+                .exit_code,
+            2);
+  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
+                     "a=" + in_ + "/small.npy", "--input", "a=" + in_ + "/big.npy"})
+                .exit_code,
+            2);
+  EXPECT_EQ(RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--inputs",
+                     in_ + "/x.p", "--format", "hdf5"})
+                .exit_code,
+            2);
+  ExpectNoOutput();
+  ProcessResult help = RunTool({"apply", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--io-transposes"));
+}
+
+}  // namespace
+}  // namespace iotx::test
