@@ -42,8 +42,10 @@ using PlanPtr = std::shared_ptr<const Plan>;
 IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
                                     size_t element_size, const PlanOptions& options = {});
 
-// Runs the plan: reads plan bytes from `src`, writes the same number to `dst`. Buffers may
-// have any alignment; they must not overlap. Thread-safe; no heap allocation.
+// Runs the plan: reads PlanBytes(plan) bytes from `src`, writes as many to `dst`, on the
+// calling oneTBB arena (at most PlanOptions::max_threads of its threads). Buffers may have any
+// alignment; kInvalidArgument if they overlap or are null while bytes are to move.
+// Thread-safe (one plan may run from many threads at once); no heap allocation of its own.
 IOTX_API Status Execute(const Plan& plan, const void* src, void* dst);
 
 // Bytes read from src and written to dst.

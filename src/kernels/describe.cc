@@ -2,6 +2,9 @@
 // decided it.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
 
@@ -20,7 +23,7 @@ std::string DimRole(const PlanData& d, int i) {
     role += role.empty() ? "" : ", ";
     role += s;
   };
-  if (i < d.split.consumed) add("driver");
+  if (std::find(d.split.whole.begin(), d.split.whole.end(), i) != d.split.whole.end()) add("driver");
   if (i == d.split.blocked_dim) add(fmt::format("driver in blocks of {}", d.split.block));
   if (i == d.tile.rows_dim) add("tile rows (destination-innermost)");
   if (i == d.tile.cols_dim) add("tile columns (source-innermost)");
@@ -70,12 +73,33 @@ std::string Describe(const Plan& plan) {
                    d.target, d.vector_bytes);
   if (d.kernel->kind == kernels::KernelKind::kTranspose) {
     const int64_t e = d.folded.elem_bytes;
-    const int64_t lanes = static_cast<int64_t>(d.vector_bytes) / std::min<int64_t>(e, 16);
-    s += fmt::format(
-        "tile:     {} rows x {} columns per micro-tile ({} groups of {} rows, each transposed "
-        "in 128-bit blocks by {} interleave rounds); {} rows x {} columns in all\n",
-        d.nest.row_block, lanes, 4, 16 / e, e >= 16 ? 0 : __builtin_ctzll(static_cast<uint64_t>(16 / e)),
-        d.nest.rows, d.nest.cols);
+    const auto vec = static_cast<int64_t>(d.vector_bytes);
+    const bool avx512 = std::string_view(d.target).starts_with("AVX3");
+    std::string how;
+    if (vec < 16) {
+      how = "element by element (no SIMD target)";
+    } else if (e >= 8 || (e == 4 && avx512)) {
+      how = fmt::format("in registers: {} interleave round(s) per group of {} rows, then 128-bit "
+                        "block transposes; whole lines out", e >= 16 ? 0 : __builtin_ctzll(static_cast<uint64_t>(16 / e)),
+                        std::max<int64_t>(1, 16 / e));
+    } else if (avx512) {
+      how = fmt::format("in registers: rows interleaved {} to 4-byte lanes, then the 4-byte tile; "
+                        "whole lines out", e == 2 ? "in pairs" : "twice");
+    } else {
+      how = "interleave rounds per group, 16-byte pieces through an L1 buffer, whole lines out";
+    }
+    s += fmt::format("tile:     micro-tile {} rows x {} columns ({}); strips of {} rows",
+                     64 / std::min<int64_t>(e, 16), std::max<int64_t>(1, vec / std::min<int64_t>(e, 16)),
+                     how, d.nest.row_block);
+    if (d.nest.streaming && d.nest.stream_lines > 1) {
+      s += fmt::format(" ({} lines per destination row back to back)", d.nest.stream_lines);
+    }
+    if (d.nest.rows <= 4 && d.nest.dst_row_stride == d.nest.rows * e && e <= 8) {
+      s += fmt::format("; {} rows interleaved with StoreInterleaved{}", d.nest.rows, d.nest.rows);
+    } else if (d.nest.cols <= 4 && d.nest.src_row_stride == d.nest.cols * e && e <= 8) {
+      s += fmt::format("; {} columns de-interleaved with LoadInterleaved{}", d.nest.cols, d.nest.cols);
+    }
+    s += fmt::format("; {} rows x {} columns in all\n", d.nest.rows, d.nest.cols);
   } else if (d.kernel->kind == kernels::KernelKind::kRowCopy) {
     s += fmt::format("tile:     strips of {} rows of {} B elements x {} columns\n", d.nest.row_block,
                      d.folded.elem_bytes, d.nest.cols);
@@ -89,7 +113,8 @@ std::string Describe(const Plan& plan) {
   if (d.kernel->kind == kernels::KernelKind::kCopy) {
     s += fmt::format(" of {} contiguous bytes", d.split.block);
   } else if (!d.split.driver.empty()) {
-    s += fmt::format(" over folded dims [0, {})", d.split.consumed + (d.split.blocked_dim >= 0 ? 1 : 0));
+    s += d.split.dst_prefix ? " (destination-order prefix: each a contiguous output range)"
+                            : " (source-order dims and row blocks: each keeps whole source rows)";
   }
   s += fmt::format("; threads: up to {} (sized for {}), one thread below {}\n",
                    d.options.max_threads > 0 ? fmt::format("{}", d.options.max_threads)

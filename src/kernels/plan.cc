@@ -39,7 +39,8 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
     d.split = kernels::SplitCopy(d.bytes, d.sbuf.leading, target_items);
   } else {
     d.split = kernels::SplitDriver(d.folded, d.tile,
-                                   kernels::FindPartitionUnit(d.folded, d.sbuf.leading), target_items);
+                                   kernels::FindPartitionUnit(d.folded, d.sbuf.leading), target_items,
+                                   d.threads_hint);
   }
   d.nest = kernels::BuildNest(d.folded, kind, d.tile, d.split, streaming);
   return std::make_shared<const Plan>(std::move(d));

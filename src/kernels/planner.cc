@@ -28,6 +28,11 @@ constexpr KernelCandidate kCandidates[] = {
      [](const Problem& p) { return IsTransposeWidth(p.elem_bytes); }},
 };
 
+// Source bytes of each row a thread's column block keeps together. Two threads on 8192^2 f32
+// read 1 KiB pieces of 8192 rows each at 15 GB/s; reading whole rows (blocks of rows instead,
+// which would break the partition-tile claims) measured 17-18 GB/s; 2 KiB pieces sit between.
+constexpr int64_t kMinRunBytes = 2048;
+
 // Source bytes per strip when de-interleaving 2-4 columns.
 constexpr int64_t kDeinterleaveBytes = 4096;
 
@@ -108,34 +113,57 @@ PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading) {
 }
 
 DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const PartitionUnit& unit,
-                        int64_t target_items) {
+                        int64_t target_items, int threads) {
   DriverSplit split;
+  if (target_items <= 1) return split;
   const int m = static_cast<int>(folded.dims.size());
-  for (int i = 0; i < m && split.items < target_items; ++i) {
+  const int64_t e = folded.elem_bytes;
+  const auto is_tile = [&](int i) { return i == tile.rows_dim || i == tile.cols_dim; };
+  const auto take_whole = [&](int i) {
     const Dim& d = folded.dims[static_cast<size_t>(i)];
-    const bool is_tile = i == tile.rows_dim || i == tile.cols_dim;
-    if (!is_tile && split.items * d.n <= 4 * target_items) {
-      split.driver.push_back({d.n, d.src_stride, d.dst_stride});
-      split.items *= d.n;
-      split.consumed = i + 1;
-      continue;
-    }
-    int64_t granule = i == tile.rows_dim ? tile.row_block : i == tile.cols_dim ? tile.col_granule : 1;
-    if (i == 0 && unit.d0_per_tile > 0 && d.n >= 2 * unit.d0_per_tile) {
-      granule = std::lcm(granule, unit.d0_per_tile);  // claims end on partition tiles
-    }
-    const int64_t block = RoundUp(CeilDiv(d.n, CeilDiv(target_items, split.items)), granule);
-    if (block < d.n) {
-      const int64_t blocks = CeilDiv(d.n, block);
-      split.driver.push_back({blocks, block * d.src_stride, block * d.dst_stride});
-      split.items *= blocks;
-      split.blocked_dim = i;
-      split.block = block;
-    }
-    break;  // past a blocked dim (or a tile dim) the kernel owns the rest
-  }
+    split.driver.push_back({d.n, d.src_stride, d.dst_stride});
+    split.whole.push_back(i);
+    split.items *= d.n;
+  };
+  // Blocks that are multiples of `granule` and at least `min_block`, about as many as the
+  // target asks; few blocks are rounded to a multiple of the thread count so that no thread is
+  // left with an extra one.
+  const auto block_dim = [&](int i, int64_t granule, int64_t min_block) {
+    const Dim& d = folded.dims[static_cast<size_t>(i)];
+    min_block = RoundUp(std::max(min_block, granule), granule);
+    int64_t blocks = std::min(CeilDiv(target_items, split.items), d.n / min_block);
+    // Too short for min_block per thread: one block per thread beats idle threads.
+    if (blocks < threads) blocks = std::min<int64_t>(threads, d.n / granule);
+    if (blocks > threads && blocks < 4 * threads) blocks = blocks / threads * threads;
+    if (blocks < 2) return false;
+    const int64_t block = RoundUp(CeilDiv(d.n, blocks), granule);
+    blocks = CeilDiv(d.n, block);
+    if (blocks < 2) return false;
+    split.driver.push_back({blocks, block * d.src_stride, block * d.dst_stride});
+    split.items *= blocks;
+    split.blocked_dim = i;
+    split.block = block;
+    return true;
+  };
+  // Columns cut into blocks keep at least kMinRunBytes of each source row together: narrower
+  // column blocks make every item read short pieces of many rows.
+  const int64_t min_cols = CeilDiv(kMinRunBytes, e);
 
-  if (unit.d0_per_tile > 0 && !split.driver.empty()) {
+  if (unit.d0_per_tile > 0) {
+    split.dst_prefix = true;
+    for (int i = 0; i < m && split.items < target_items; ++i) {
+      const Dim& d = folded.dims[static_cast<size_t>(i)];
+      if (!is_tile(i) && split.items * d.n <= 4 * target_items) {
+        take_whole(i);
+        continue;
+      }
+      int64_t granule = i == tile.rows_dim ? tile.row_block : i == tile.cols_dim ? tile.col_granule : 1;
+      if (i == 0 && d.n >= 2 * unit.d0_per_tile) {
+        granule = std::lcm(granule, unit.d0_per_tile);  // claims end on partition tiles
+      }
+      block_dim(i, granule, i == tile.cols_dim ? min_cols : 1);
+      break;  // past a blocked dim (or a tile dim) the kernel owns the rest
+    }
     const int64_t n0 = folded.dims.front().n;
     if (split.blocked_dim == 0) {
       if (split.block % unit.d0_per_tile == 0) {
@@ -143,10 +171,46 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       } else if (unit.d0_per_tile % split.block == 0) {
         split.align_items = unit.d0_per_tile / split.block;
       }
-    } else if (split.consumed >= 1) {
+    } else if (!split.whole.empty() && split.whole.front() == 0) {
       split.align_items = unit.d0_per_tile * (split.items / n0);
     }
+    return split;
   }
+
+  // One partition tile: no boundary to keep, so split where reads stay long.
+  std::vector<int> order;
+  for (int i = 0; i < m; ++i) {
+    if (!is_tile(i)) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return folded.dims[static_cast<size_t>(a)].src_stride > folded.dims[static_cast<size_t>(b)].src_stride;
+  });
+  const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
+  std::vector<bool> taken(static_cast<size_t>(m), false);
+  // 1. Dims outside a row block in source order: each item still reads whole row blocks.
+  for (int i : order) {
+    const Dim& d = folded.dims[static_cast<size_t>(i)];
+    if (split.items >= target_items) break;
+    if (d.src_stride >= rows.src_stride * tile.row_block && split.items * d.n <= 4 * target_items) {
+      take_whole(i);
+      taken[static_cast<size_t>(i)] = true;
+    }
+  }
+  // 2. Blocks of tile rows.
+  if (split.items < target_items && block_dim(tile.rows_dim, tile.row_block, 1)) return split;
+  // 3. The other dims, outermost in source order first.
+  for (int i : order) {
+    if (split.items >= target_items) break;
+    if (taken[static_cast<size_t>(i)]) continue;
+    if (split.items * folded.dims[static_cast<size_t>(i)].n <= 4 * target_items) {
+      take_whole(i);
+    } else {
+      if (block_dim(i, 1, 1)) return split;
+      break;
+    }
+  }
+  // 4. Blocks of columns.
+  if (split.items < target_items) block_dim(tile.cols_dim, tile.col_granule, min_cols);
   return split;
 }
 
@@ -238,8 +302,9 @@ Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const D
     int folded_index;  // -1 for the row-block loop
   };
   std::vector<Entry> entries;
-  for (int i = split.consumed; i < static_cast<int>(folded.dims.size()); ++i) {
+  for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
     if (i == tile.rows_dim || i == tile.cols_dim) continue;
+    if (std::find(split.whole.begin(), split.whole.end(), i) != split.whole.end()) continue;
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     entries.push_back({{d.n, d.src_stride, d.dst_stride}, i});
   }

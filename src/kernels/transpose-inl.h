@@ -241,7 +241,7 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line, boo
 // interleaved in blocks. 2- and 1-byte elements first interleave pairs of rows (twice for
 // bytes), which turns every 4 consecutive rows into one row of 4-byte elements, and then run
 // the 4-byte tile on those: a 64-byte destination line is always 16 four-byte pieces.
-// Shuffles per KiB on AVX-512: 64 (4-byte), 80 (2-byte), 112 (1-byte, rows loaded 4 times).
+// Shuffles per KiB on AVX-512: 64 (4-byte), 80 (2-byte), 96 (1-byte).
 template <size_t kElem, class D>
 HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                    uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
@@ -263,37 +263,49 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
     StoreLines<kB>(d, v, [&](size_t col) { return dst + static_cast<int64_t>(col) * dst_row_stride; },
                    stream);
   } else {
+    const hn::Repartition<uint8_t, D> d8;
     const hn::Repartition<uint16_t, D> d16;
     const hn::Repartition<uint32_t, D> d32;
     // Columns per 128-bit block of the source vectors; the 4-byte tile sees 4 per block.
     constexpr size_t kPerBlock = 16 / kElem;
     constexpr size_t kHalves = kElem == 2 ? 2 : 4;  // interleave halves taken, lower/upper
+    // Each source row is loaded once and the 4-byte rows of every half wait in an L1 scratch.
+    // Loading the rows again per half missed L1 when rows lie a power of two apart (one L1
+    // set): 16384x8192 i8 ran at 4.7-5.0 GB/s that way, 5.4-7.2 with a non-power-of-two stride.
+    alignas(64) uint8_t scratch[kHalves][16][Shape::kVecBytes];
+    HWY_UNROLL(16)
+    for (size_t i = 0; i < 16; ++i) {
+      if constexpr (kElem == 2) {
+        const auto a = hn::LoadU(d, row(2 * i));
+        const auto b = hn::LoadU(d, row(2 * i + 1));
+        hn::Store(hn::BitCast(d8, hn::InterleaveLower(d, a, b)), d8, scratch[0][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d, a, b)), d8, scratch[1][i]);
+      } else {
+        const auto r0 = hn::LoadU(d, row(4 * i));
+        const auto r1 = hn::LoadU(d, row(4 * i + 1));
+        const auto r2 = hn::LoadU(d, row(4 * i + 2));
+        const auto r3 = hn::LoadU(d, row(4 * i + 3));
+        const auto y0l = hn::BitCast(d16, hn::InterleaveLower(d, r0, r1));
+        const auto y1l = hn::BitCast(d16, hn::InterleaveLower(d, r2, r3));
+        const auto y0u = hn::BitCast(d16, hn::InterleaveUpper(d, r0, r1));
+        const auto y1u = hn::BitCast(d16, hn::InterleaveUpper(d, r2, r3));
+        hn::Store(hn::BitCast(d8, hn::InterleaveLower(d16, y0l, y1l)), d8, scratch[0][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d16, y0l, y1l)), d8, scratch[1][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveLower(d16, y0u, y1u)), d8, scratch[2][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d16, y0u, y1u)), d8, scratch[3][i]);
+      }
+    }
     HWY_UNROLL(4)
     for (size_t h = 0; h < kHalves; ++h) {
       hn::VFromD<decltype(d32)> z[4][4];
       HWY_UNROLL(16)
       for (size_t i = 0; i < 16; ++i) {
-        hn::VFromD<decltype(d16)> pair;
-        if constexpr (kElem == 2) {
-          const auto a = hn::LoadU(d, row(2 * i));
-          const auto b = hn::LoadU(d, row(2 * i + 1));
-          pair = h & 1 ? hn::InterleaveUpper(d, a, b) : hn::InterleaveLower(d, a, b);
-          z[i / 4][i % 4] = hn::BitCast(d32, pair);
-        } else {
-          const auto r0 = hn::LoadU(d, row(4 * i));
-          const auto r1 = hn::LoadU(d, row(4 * i + 1));
-          const auto r2 = hn::LoadU(d, row(4 * i + 2));
-          const auto r3 = hn::LoadU(d, row(4 * i + 3));
-          const auto y0 = hn::BitCast(d16, h & 2 ? hn::InterleaveUpper(d, r0, r1) : hn::InterleaveLower(d, r0, r1));
-          const auto y1 = hn::BitCast(d16, h & 2 ? hn::InterleaveUpper(d, r2, r3) : hn::InterleaveLower(d, r2, r3));
-          pair = h & 1 ? hn::InterleaveUpper(d16, y0, y1) : hn::InterleaveLower(d16, y0, y1);
-          z[i / 4][i % 4] = hn::BitCast(d32, pair);
-        }
+        z[i / 4][i % 4] = hn::BitCast(d32, hn::Load(d8, scratch[h][i]));
       }
       HWY_UNROLL(4)
       for (size_t g = 0; g < 4; ++g) InterleaveRounds(d32, z[g]);
-      // 4-byte lane l of block k holds column k*kPerBlock + (byte-half offset) + l%4: the
-      // lower/upper interleaves took the first/second half of each block's columns.
+      // 4-byte lane l of block k holds column k*kPerBlock + (half offset) + l%4: the lower and
+      // upper interleaves took the first and second half of each block's columns.
       const size_t offset = kElem == 2 ? 4 * h : 8 * (h >> 1) + 4 * (h & 1);
       StoreLines<4>(d32, z, [&](size_t lane) {
         const size_t col = (lane / 4) * kPerBlock + offset + lane % 4;
@@ -337,11 +349,14 @@ HWY_INLINE size_t TransposeFullTiles(D d, const uint8_t* HWY_RESTRICT src, int64
 }
 
 // `lines` (2..kMaxStreamLines) stacked full tiles per vector of columns, gathered in an L1
-// buffer so each destination row receives `lines` consecutive lines back to back.
+// buffer so each destination row receives `lines` consecutive lines back to back. Rows that
+// are not line-aligned (`aligned` false) still stream their whole lines; the partial first
+// and last line of each segment take ordinary stores.
 template <size_t kElem, class D>
 HWY_INLINE size_t TransposeStreamTiles(D d, const uint8_t* HWY_RESTRICT src,
                                        int64_t src_row_stride, uint8_t* HWY_RESTRICT dst,
-                                       int64_t dst_row_stride, size_t cols, size_t lines) {
+                                       int64_t dst_row_stride, size_t cols, size_t lines,
+                                       bool aligned) {
   using Shape = TileShape<kElem, D>;
   constexpr size_t kMaxSegment = kMaxStreamLines * kLineBytes;
   alignas(64) uint8_t buf[Shape::kCols * kMaxSegment];
@@ -354,9 +369,11 @@ HWY_INLINE size_t TransposeStreamTiles(D d, const uint8_t* HWY_RESTRICT src,
     }
     uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
     for (size_t i = 0; i < Shape::kCols; ++i) {
-      for (size_t l = 0; l < lines; ++l) {
-        StreamLine(buf + i * kMaxSegment + l * kLineBytes,
-                   t + static_cast<int64_t>(i) * dst_row_stride + l * kLineBytes);
+      uint8_t* row = t + static_cast<int64_t>(i) * dst_row_stride;
+      if (aligned) {
+        for (size_t l = 0; l < lines; ++l) StreamLine(buf + i * kMaxSegment + l * kLineBytes, row + l * kLineBytes);
+      } else {
+        StreamBytes(buf + i * kMaxSegment, row, lines * kLineBytes);
       }
     }
   }
@@ -456,8 +473,9 @@ HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t
 }
 
 // A strip of `rows` rows x `cols` columns, walked one vector of columns at a time so the
-// source rows are read as sequential streams. (Software prefetch of the next strip's lines was
-// measured and dropped: 128 MiB of i8 went from 6.3 to 3.1-4.1 GB/s with it, f32 lost ~10%.)
+// source rows are read as sequential streams. (Prefetching each tile's lines one large strip
+// ahead was measured and dropped: 128 MiB of i8 went from 6.3 to 3.1-4.1 GB/s with it; small
+// strips are prefetched whole by RunTranspose instead.)
 template <size_t kElem, class D>
 HWY_INLINE void TransposeStrip(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
@@ -494,11 +512,11 @@ HWY_INLINE void TransposeStrip(D d, const uint8_t* HWY_RESTRICT src, int64_t src
                            cols - c);
     }
   };
-  if (stream && stream_lines > 1) {
+  if (streaming && stream_lines > 1) {
     const size_t segment_rows = stream_lines * Shape::kRows;
     for (; r + segment_rows <= rows; r += segment_rows) {
       const size_t c = TransposeStreamTiles<kElem>(d, row_src(r), src_row_stride, row_dst(r),
-                                                   dst_row_stride, cols, stream_lines);
+                                                   dst_row_stride, cols, stream_lines, stream);
       if (c < cols) edge_cols(r, r + segment_rows, c);
     }
   }

@@ -132,9 +132,11 @@ TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
   const Tile tile = ChooseTile(p, KernelKind::kTranspose, true);
   const PartitionUnit unit = FindPartitionUnit(p, 8192);
   EXPECT_EQ(unit.d0_per_tile, 128);
-  const DriverSplit split = SplitDriver(p, tile, unit, 32);
+  const DriverSplit split = SplitDriver(p, tile, unit, 32, 2);
+  EXPECT_TRUE(split.dst_prefix);
   EXPECT_EQ(split.blocked_dim, 0);
   EXPECT_EQ(split.block % 128, 0);
+  EXPECT_GE(split.block * 4, 2048);  // column blocks keep >= 2 KiB of each source row
   EXPECT_EQ(split.items, (8192 + split.block - 1) / split.block);
   EXPECT_GE(split.items, 2);
   EXPECT_EQ(split.align_items, 1);
@@ -144,8 +146,8 @@ TEST(SplitDriverTest, TakesWholeOuterDimsAndCountsItemsPerTile) {
   // [n=256 (not a tile dim)][n=128 cols][n=64 rows]: 256 items, partition tile = 128 of them.
   Problem p{{{256, 64 * 128 * 4, 64 * 128 * 4}, {128, 4, 64 * 4}, {64, 128 * 4, 4}}, 4, false};
   const Tile tile = ChooseTile(p, KernelKind::kTranspose, false);
-  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 256), 64);
-  EXPECT_EQ(split.consumed, 1);
+  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 256), 64, 2);
+  EXPECT_EQ(split.whole, std::vector<int>{0});
   EXPECT_EQ(split.blocked_dim, -1);
   EXPECT_EQ(split.items, 256);
   EXPECT_EQ(split.align_items, 128);
@@ -155,17 +157,44 @@ TEST(SplitDriverTest, SmallLeadingDimIsOnePartitionTile) {
   Problem p{{{3, 1 << 20, 1 << 20}, {128, 4, 8192}, {2048, 512, 4}}, 4, false};
   EXPECT_EQ(FindPartitionUnit(p, 3).d0_per_tile, 0);
   const DriverSplit split =
-      SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false), FindPartitionUnit(p, 3), 32);
+      SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false), FindPartitionUnit(p, 3), 32, 2);
   EXPECT_EQ(split.align_items, 0);
-  EXPECT_GE(split.items, 3);
+  EXPECT_FALSE(split.dst_prefix);
+  // The outer dim whole (3 items), then blocks of rows: 11 blocks of 192 rows (16-row granule).
+  EXPECT_EQ(split.whole, std::vector<int>{0});
+  EXPECT_EQ(split.blocked_dim, 2);
+  EXPECT_EQ(split.block, 192);
+  EXPECT_EQ(split.items, 3 * 11);
 }
 
 TEST(SplitDriverTest, OneItemWhenNotParallel) {
   Problem p{{{128, 4, 8192}, {2048, 512, 4}}, 4, false};
   const DriverSplit split =
-      SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false), FindPartitionUnit(p, 128), 1);
+      SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false), FindPartitionUnit(p, 128), 1, 2);
   EXPECT_EQ(split.items, 1);
   EXPECT_TRUE(split.driver.empty());
+}
+
+TEST(SplitDriverTest, FewBlocksAreRoundedToTheThreadCount) {
+  // 768 x 768 f32 transpose, 6 partition tiles: 2 KiB column blocks (512) would leave one
+  // block, so each of the 2 threads gets one: blocks of 384, a multiple of 128.
+  Problem p{{{768, 4, 3072}, {768, 3072, 4}}, 4, false};
+  const DriverSplit split = SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, true),
+                                        FindPartitionUnit(p, 768), 32, 2);
+  EXPECT_EQ(split.block, 384);
+  EXPECT_EQ(split.items, 2);
+  EXPECT_EQ(split.align_items, 1);
+}
+
+TEST(SplitDriverTest, SingleTileTwoDimSplitsRows) {
+  // (4096, 100) -> (100, 4096): output dim 0 = 100 rows, one partition tile; rows in blocks.
+  Problem p{{{100, 4, 16384}, {4096, 400, 4}}, 4, false};
+  const DriverSplit split = SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false),
+                                        FindPartitionUnit(p, 100), 32, 2);
+  EXPECT_FALSE(split.dst_prefix);
+  EXPECT_EQ(split.blocked_dim, 1);
+  EXPECT_EQ(split.block, 128);
+  EXPECT_EQ(split.items, 32);
 }
 
 TEST(SplitCopyTest, ChunksEndOnPartitionTiles) {
@@ -192,8 +221,8 @@ TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
   // [n=3 src=1MiB dst=1MiB][n=128 cols][n=2 src=512 dst=8192][n=2048 rows]
   Problem p{{{3, 1 << 20, 1 << 20}, {128, 4, 16384}, {2, 512, 8192}, {2048, 1024, 4}}, 4, false};
   const Tile tile = ChooseTile(p, KernelKind::kTranspose, false);
-  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 3), 3);
-  ASSERT_EQ(split.consumed, 1);
+  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 3), 3, 2);
+  ASSERT_EQ(split.whole, std::vector<int>{0});
   const Nest nest = BuildNest(p, KernelKind::kTranspose, tile, split, false);
   EXPECT_EQ(nest.items, 3);
   EXPECT_EQ(nest.rows, 2048);

@@ -1,0 +1,184 @@
+// The permute benchmark suite: every case of bench-cases.txt (read at run time) as bytes/s for
+// iotx, next to glibc memcpy and a cache-bypassing copy of the same bytes, and next to Eigen's
+// tensor shuffle and oneDNN's reorder where they support the case, on 1 and 2 threads.
+// Benchmark names: <impl>/<case id>/threads:<n>; scripts/bench-table turns them into ratios.
+// Also: plan/<spec> times MakePlan alone (target: < 50 us for any rank-6 spec).
+//
+// Flags: --cases=PATH (default: the source tree's bench/bench-cases.txt), --threads=1,2, plus
+// Google Benchmark's own (--benchmark_repetitions, --benchmark_enable_random_interleaving,
+// --benchmark_format=json, --benchmark_filter, ...).
+#include <benchmark/benchmark.h>
+#include <tbb/task_arena.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench_cases.h"
+#include "iotx/plan.h"
+#include "measure.h"
+#ifdef IOTX_BENCH_PEERS
+#include "peers.h"
+#endif
+
+namespace iotx::bench {
+namespace {
+
+// One source and one destination buffer of the largest case, shared by every benchmark (each
+// uses a prefix), so the suite's footprint is two tensors, not two per case.
+struct Buffers {
+  std::unique_ptr<measure::Buffer> src, dst;
+};
+Buffers& SharedBuffers(size_t bytes) {
+  static Buffers buffers;
+  if (!buffers.src || buffers.src->size() < bytes) {
+    buffers.src.reset();
+    buffers.dst.reset();
+    buffers.src = std::make_unique<measure::Buffer>(bytes, true, 0x5a);
+    buffers.dst = std::make_unique<measure::Buffer>(bytes, true, 0);
+  }
+  return buffers;
+}
+
+// Runs `run` per iteration inside an arena of `threads`, reporting bytes/s of `bytes`.
+template <class Run>
+void Measure(benchmark::State& state, int threads, size_t bytes, const Run& run) {
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    for (auto _ : state) {
+      run();
+      benchmark::ClobberMemory();
+    }
+  });
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
+}
+
+void RegisterCase(const BenchCase& c, int threads, size_t max_bytes) {
+  const auto bytes = static_cast<size_t>(c.bytes);
+  const size_t elem = ElementSize(c.dtype);
+  const std::string suffix = fmt::format("{}/threads:{}", c.id, threads);
+  const auto add = [&](const std::string& impl, auto fn) {
+    benchmark::RegisterBenchmark((impl + "/" + suffix).c_str(), fn)->UseRealTime();
+  };
+
+  add("iotx", [=](benchmark::State& state) {
+    PlanOptions options;
+    options.max_threads = threads;
+    auto plan = MakePlan(c.shape, c.perm, elem, options);
+    if (!plan) return state.SkipWithError(plan.error().ToString().c_str());
+    Buffers& b = SharedBuffers(max_bytes);
+    Status status;
+    Measure(state, threads, bytes, [&] { status = Execute(**plan, b.src->data(), b.dst->data()); });
+    if (!status) state.SkipWithError(status.error().ToString().c_str());
+  });
+  add("memcpy", [=](benchmark::State& state) {
+    Buffers& b = SharedBuffers(max_bytes);
+    Measure(state, threads, bytes,
+            [&] { measure::ParallelMemcpy(b.dst->data(), b.src->data(), bytes, threads); });
+  });
+  add("stream_copy", [=](benchmark::State& state) {
+    PlanOptions options;
+    options.max_threads = threads;
+    options.stores = PlanOptions::Stores::kStreaming;
+    const int64_t flat[] = {static_cast<int64_t>(bytes)};
+    const int64_t identity[] = {0};
+    auto plan = MakePlan(flat, identity, 1, options);
+    if (!plan) return state.SkipWithError(plan.error().ToString().c_str());
+    Buffers& b = SharedBuffers(max_bytes);
+    Measure(state, threads, bytes, [&] { (void)Execute(**plan, b.src->data(), b.dst->data()); });
+  });
+#ifdef IOTX_BENCH_PEERS
+  if (PeerRun eigen = MakeEigenShuffle(c.shape, c.perm, elem, threads)) {
+    add("eigen", [=](benchmark::State& state) {
+      Buffers& b = SharedBuffers(max_bytes);
+      Measure(state, 1, bytes, [&] { eigen(b.src->data(), b.dst->data()); });
+    });
+  }
+  if (PeerRun onednn = MakeOneDnnReorder(c.shape, c.perm, elem, threads)) {
+    add("onednn", [=](benchmark::State& state) {
+      Buffers& b = SharedBuffers(max_bytes);
+      Measure(state, 1, bytes, [&] { onednn(b.src->data(), b.dst->data()); });
+    });
+  }
+#endif
+}
+
+// Planning alone, for rank-6 specs (the device compiler's ceiling) and the suite's cases.
+void RegisterPlanBenchmarks(const std::vector<BenchCase>& cases) {
+  struct Spec {
+    std::string name;
+    std::vector<int64_t> shape, perm;
+  };
+  std::vector<Spec> specs = {
+      {"reverse6", {16, 16, 16, 16, 16, 16}, {5, 4, 3, 2, 1, 0}},
+      {"pairs6", {16, 16, 16, 16, 16, 16}, {0, 2, 1, 4, 3, 5}},
+      {"reshape6", {3, 16, 128, 2, 2, 64}, {0, 4, 5, 3, 1, 2}},
+      {"odd6", {7, 1, 13, 129, 3, 5}, {3, 0, 5, 2, 4, 1}},
+  };
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 4; ++i) {
+    Spec s{fmt::format("random6_{}", i), {}, {0, 1, 2, 3, 4, 5}};
+    for (int d = 0; d < 6; ++d) s.shape.push_back(1 + static_cast<int64_t>(rng() % 300));
+    std::shuffle(s.perm.begin(), s.perm.end(), rng);
+    specs.push_back(s);
+  }
+  for (const BenchCase& c : cases) specs.push_back({c.id, c.shape, c.perm});
+  for (const Spec& s : specs) {
+    benchmark::RegisterBenchmark(("plan/" + s.name).c_str(), [s](benchmark::State& state) {
+      for (auto _ : state) {
+        auto plan = MakePlan(s.shape, s.perm, 4);
+        benchmark::DoNotOptimize(plan);
+      }
+      state.SetLabel(fmt::format("rank {}", s.shape.size()));
+    });
+  }
+}
+
+}  // namespace
+}  // namespace iotx::bench
+
+int main(int argc, char** argv) {
+  // oneDNN's OpenMP threads would otherwise spin between runs and steal the cores the next
+  // benchmark measures on (this machine has two).
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  std::string cases_path = IOTX_BENCH_CASES_DEFAULT;
+  std::vector<int> thread_counts = {1, 2};
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--cases=", 8) == 0) {
+      cases_path = argv[i] + 8;
+    } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+      thread_counts.clear();
+      for (const char* p = argv[i] + 10; *p;) {
+        thread_counts.push_back(std::atoi(p));
+        while (*p && *p != ',') ++p;
+        if (*p == ',') ++p;
+      }
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  auto cases = iotx::bench::ReadBenchCases(cases_path);
+  if (!cases) {
+    std::cerr << "iotx_bench: " << cases.error().ToString() << '\n';
+    return 1;
+  }
+  size_t max_bytes = 1;
+  for (const auto& c : *cases) max_bytes = std::max(max_bytes, static_cast<size_t>(c.bytes));
+  for (const auto& c : *cases) {
+    for (int threads : thread_counts) iotx::bench::RegisterCase(c, threads, max_bytes);
+  }
+  iotx::bench::RegisterPlanBenchmarks(*cases);
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
