@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <iostream>
 #include <random>
 #include <string>
 #include <thread>
@@ -88,6 +89,8 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
         CompareInterrupted(before, done, SnapshotTree(root), /*allow_hidden=*/true);
     ASSERT_TRUE(problems.empty()) << Join(problems) << "reference:\n" << DescribeTree(done);
   }
+  std::cout << GetParam() << ": uninterrupted run " << full.count() / 1000 << " ms; "
+            << kKillsPerScenario << " SIGKILLs, " << killed_midway << " before it finished\n";
   EXPECT_GE(killed_midway, kKillsPerScenario / 2)
       << "too few runs were killed before they finished for the test to mean much";
 
