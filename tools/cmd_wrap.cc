@@ -7,12 +7,14 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli_output.h"
 #include "command.h"
 #include "io/mapped_file.h"
 #include "iotx/io_transposes.h"
+#include "producer/stale_temps.h"
 #include "schema/hlo_module.h"
 #include "schema/wrap.h"
 
@@ -47,7 +49,8 @@ Expected<LoadRequest> MakeLoadRequest(const WrapOptions& options) {
   }
   // The netlist is used when present; a missing default is fine unless it is required, which
   // LoadIoTransposes reports as NCC_IHNW001.
-  if (options.netlist_given || std::filesystem::exists(options.netlist)) {
+  std::error_code ec;  // an unreadable default location counts as absent, never throws
+  if (options.netlist_given || std::filesystem::exists(options.netlist, ec)) {
     request.netlist_file = options.netlist;
   }
   return request;
@@ -89,6 +92,11 @@ int RunWrap(const WrapOptions& options) {
     return kExitOk;
   }
 
+  // A run killed while writing leaves its hidden temporary beside the output; a re-run
+  // removes those whose writer is gone, so repeated kills do not pile up NEFF-sized files.
+  const std::filesystem::path output(options.output);
+  producer::RemoveStaleTemps(output.has_parent_path() ? output.parent_path() : ".",
+                             std::vector<std::string>{output.filename().string()});
   if (Status written = hlo::WriteModule(wrapped->module, options.output); !written) {
     return fail(written.error());
   }

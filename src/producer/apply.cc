@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "producer/background_flush.h"
+#include "producer/stale_temps.h"
 #include "producer/tensor_output.h"
 
 namespace iotx::producer {
@@ -157,6 +160,11 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
     return Fail(Error(ErrorCode::kIoWrite, "cannot create --out-dir: " + ec.message())
                     .InFile(options.out_dir.string()));
   }
+  // Temporaries that a run killed while writing these outputs left behind (never under a
+  // final name); those whose writer is gone are removed, so repeated kills do not pile up.
+  std::vector<std::string> names;
+  for (const std::filesystem::path& file : plan.files) names.push_back(file.filename().string());
+  RemoveStaleTemps(options.out_dir, names);
   if (options.format == OutputFormat::kNpy) {
     IOTX_RETURN_IF_ERROR(WriteNpyFiles(plan, options, report));
   } else {

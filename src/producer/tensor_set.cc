@@ -13,7 +13,8 @@ namespace iotx::producer {
 namespace {
 
 constexpr std::string_view kNpyMagic = "\x93NUMPY";
-constexpr std::byte kPickleProto{0x80};
+constexpr std::byte kPickleProto{0x80};  // PROTO, the first opcode of protocols 2-5
+constexpr size_t kSafetensorsJsonStart = 8;  // after the little-endian u64 header length
 
 Tensor FromArray(std::string name, const io::Array& array, bool in_mapping,
                  const std::filesystem::path& source) {
@@ -101,8 +102,15 @@ Expected<TensorSet> LoadTensorFile(const std::filesystem::path& path) {
                           path.string())
                     .InFile(path.string()));
   }
+  // A safetensors header is JSON that starts with '{' right after its 8-byte length. Anything
+  // else that is not named .safetensors goes to the pickle reader, which names what it finds
+  // (a forbidden global such as os.system, a protocol 0/1 pickle) instead of a safetensors
+  // header length made of pickle opcodes.
+  const bool safetensors_shape = bytes.size() > kSafetensorsJsonStart &&
+                                 bytes[kSafetensorsJsonStart] == std::byte{'{'};
   if (!bytes.empty() && bytes[0] == kPickleProto) return FromPickle(file, path);
-  return FromSafetensors(file, path);
+  if (safetensors_shape || path.extension() == ".safetensors") return FromSafetensors(file, path);
+  return FromPickle(file, path);
 }
 
 }  // namespace iotx::producer

@@ -48,8 +48,10 @@ struct NpyInput {
 Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs);
 
 // Reads a pickle of {name: numpy array} or a safetensors file, told apart by content (a
-// pickle starts with the PROTO opcode 0x80). A .npy file here is kInvalidArgument (it needs
-// a name: --input NAME=FILE); otherwise the errors of the readers, naming the file.
+// pickle of protocol 2+ starts with the PROTO opcode 0x80, a safetensors header with '{' at
+// byte 8), else by a .safetensors name, else read as a pickle. A .npy file here is
+// kInvalidArgument (it needs a name: --input NAME=FILE); otherwise the errors of the readers,
+// naming the file.
 Expected<TensorSet> LoadTensorFile(const std::filesystem::path& file);
 
 }  // namespace iotx::producer

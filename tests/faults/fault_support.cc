@@ -1,0 +1,247 @@
+#include "faults/fault_support.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "support/process.h"
+
+namespace iotx::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Enough to tell files apart in a test (not a security digest), and fast on tens of MB.
+uint64_t Digest(const std::string& bytes) { return std::hash<std::string>{}(bytes); }
+
+}  // namespace
+
+ToolProcess::ToolProcess(const std::vector<std::string>& args, const ChildOptions& options) {
+  // Everything the child needs is prepared before fork: between fork and exec only
+  // async-signal-safe calls are allowed.
+  std::vector<std::string> argv_strings = {IOTX_TOOL_PATH};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // Pipes, not files: RLIMIT_FSIZE limits writes to files, and the diagnostic must get out.
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  struct rlimit limit = {};
+  if (options.file_size_limit >= 0) {
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options.file_size_limit);
+  }
+
+  pid_ = fork();
+  if (pid_ == 0) {
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(127);
+    if (options.file_size_limit >= 0) {
+      // An ignored signal stays ignored across exec: the tool then sees EFBIG.
+      signal(SIGXFSZ, SIG_IGN);
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(127);
+    }
+    dup2(null_fd, 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(null_fd);
+  out_fd_ = out_pipe[0];
+  err_fd_ = err_pipe[0];
+  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+}
+
+ToolProcess::~ToolProcess() {
+  if (!waited_) Kill();
+}
+
+ChildResult ToolProcess::Wait() {
+  if (waited_) return result_;
+  // Drain both pipes until the child (and anything it started) closes them.
+  char buffer[65536];
+  while (out_fd_ >= 0 || err_fd_ >= 0) {
+    pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      int& fd = i == 0 ? out_fd_ : err_fd_;
+      if (fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      const ssize_t n = read(fd, buffer, sizeof(buffer));
+      if (n > 0) {
+        (i == 0 ? result_.out : result_.err).append(buffer, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fd);
+        fd = -1;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  waited_ = true;
+  if (WIFEXITED(status)) result_.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result_.signal = WTERMSIG(status);
+  return result_;
+}
+
+ChildResult ToolProcess::Kill() {
+  if (!waited_) kill(pid_, SIGKILL);
+  return Wait();
+}
+
+ChildResult RunToolWith(const std::vector<std::string>& args, const ChildOptions& options) {
+  ToolProcess process(args, options);
+  return process.Wait();
+}
+
+std::chrono::microseconds TimeTool(const std::vector<std::string>& args, const std::string& cwd) {
+  const auto start = std::chrono::steady_clock::now();
+  ChildResult r = RunToolWith(args, {.cwd = cwd});
+  const auto took = std::chrono::steady_clock::now() - start;
+  if (r.exit_code != 0) throw std::runtime_error("iotx failed: " + r.err);
+  return std::chrono::duration_cast<std::chrono::microseconds>(took);
+}
+
+Tree SnapshotTree(const std::string& root) {
+  Tree tree;
+  const std::string canonical = fs::canonical(root).string();
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string relative = fs::relative(it->path(), root).string();
+    TreeEntry entry;
+    if (it->is_symlink()) {
+      entry.kind = 'l';
+      entry.link = fs::read_symlink(it->path()).string();
+      for (const std::string& prefix : {canonical, root}) {
+        if (entry.link.rfind(prefix + "/", 0) == 0) {
+          entry.link = "<root>" + entry.link.substr(prefix.size());
+        }
+      }
+    } else if (it->is_directory()) {
+      entry.kind = 'd';
+    } else {
+      entry.kind = 'f';
+      const std::string bytes = ReadFile(it->path());
+      entry.size = bytes.size();
+      entry.digest = Digest(bytes);
+    }
+    tree[relative] = entry;
+  }
+  return tree;
+}
+
+std::string DescribeTree(const Tree& tree) {
+  std::ostringstream out;
+  for (const auto& [path, e] : tree) {
+    out << "  " << path << ": " << e.kind;
+    if (e.kind == 'f') out << " " << e.size << " " << std::hex << e.digest << std::dec;
+    if (e.kind == 'l') out << " -> " << e.link;
+    out << "\n";
+  }
+  return out.str();
+}
+
+bool IsHiddenPath(const std::string& relative_path) {
+  return fs::path(relative_path).filename().string().rfind('.', 0) == 0;
+}
+
+std::vector<std::string> HiddenEntries(const Tree& tree) {
+  std::vector<std::string> hidden;
+  for (const auto& [path, entry] : tree) {
+    if (IsHiddenPath(path)) hidden.push_back(path);
+  }
+  return hidden;
+}
+
+std::vector<std::string> CompareInterrupted(const Tree& before, const Tree& done, const Tree& now,
+                                            bool allow_hidden) {
+  std::vector<std::string> problems;
+  for (const auto& [path, entry] : now) {
+    if (IsHiddenPath(path)) {
+      if (!allow_hidden) problems.push_back(path + ": temporary left behind");
+      continue;
+    }
+    const auto was = before.find(path);
+    const auto will = done.find(path);
+    const bool as_before = was != before.end() && was->second == entry;
+    const bool as_done = will != done.end() && will->second == entry;
+    if (!as_before && !as_done) {
+      problems.push_back(path + ": neither as before nor as a complete run leaves it (" +
+                         (entry.kind == 'f' ? std::to_string(entry.size) + " bytes"
+                                            : std::string(1, entry.kind) + " " + entry.link) +
+                         ")");
+    }
+  }
+  for (const auto& [path, entry] : before) {
+    if (!now.contains(path) && done.contains(path)) problems.push_back(path + ": lost");
+  }
+  return problems;
+}
+
+bool HasErrorCode(const std::string& err) {
+  static const std::regex kCode(R"((^|\n)iotx: error: (NCC_[A-Z]+[0-9]+|IOTX_E[0-9]+) )");
+  return std::regex_search(err, kCode);
+}
+
+bool LooksLikeCrash(const std::string& err) {
+  for (const char* sign : {"terminate called", "what():", "Sanitizer", "runtime error:",
+                           "Assertion", "Segmentation fault", "core dumped", "std::"}) {
+    if (err.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void PrintTo(const TreeEntry& entry, std::ostream* out) {
+  *out << entry.kind;
+  if (entry.kind == 'f') *out << " " << entry.size << " bytes, digest " << std::hex << entry.digest << std::dec;
+  if (entry.kind == 'l') *out << " -> " << entry.link;
+}
+
+std::vector<std::string> WrittenPaths(const std::string& root, const Tree& before,
+                                      const Tree& done) {
+  std::vector<std::string> paths;
+  for (const auto& [path, entry] : done) {
+    const auto was = before.find(path);
+    if (entry.kind != 'd' && (was == before.end() || was->second != entry)) {
+      paths.push_back(root + "/" + path);
+    }
+  }
+  return paths;
+}
+
+std::string CheckOutputsWithPython(const std::vector<std::string>& paths, int* exit_code) {
+  std::vector<std::string> argv = {IOTX_PYTHON,
+                                   std::string(IOTX_SOURCE_DIR) + "/tests/faults/check_outputs.py",
+                                   "--protoc", IOTX_PROTOC, "--proto",
+                                   std::string(IOTX_TESTDATA_DIR) + "/wrap/hlo_rich_test.proto"};
+  argv.insert(argv.end(), paths.begin(), paths.end());
+  ProcessResult r = RunProcess(argv);
+  *exit_code = r.exit_code;
+  return r.out + r.err;
+}
+
+bool PythonCanCheckOutputs() {
+  static const bool can = RunPython("import numpy, google.protobuf").exit_code == 0;
+  return can;
+}
+
+}  // namespace iotx::test

@@ -1,0 +1,106 @@
+// Shared by the fault tests: running the built tool under limits or killing it midway, and
+// looking at a directory tree before and after.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace iotx::test {
+
+struct ChildOptions {
+  std::string cwd;
+  // RLIMIT_FSIZE for the child in bytes (< 0: unchanged). SIGXFSZ is ignored in the child, so
+  // a write past the limit fails with EFBIG as on a full disk instead of killing it.
+  int64_t file_size_limit = -1;
+};
+
+struct ChildResult {
+  int exit_code = -1;  // when it exited
+  int signal = 0;      // when a signal ended it
+  std::string out;
+  std::string err;
+};
+
+// The built `iotx` running in the background, its stdout and stderr going into pipes.
+class ToolProcess {
+ public:
+  ToolProcess(const std::vector<std::string>& args, const ChildOptions& options);
+  ~ToolProcess();
+  ToolProcess(const ToolProcess&) = delete;
+  ToolProcess& operator=(const ToolProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Waits for the process to end and collects its output.
+  ChildResult Wait();
+  // SIGKILLs it (if still running) and waits.
+  ChildResult Kill();
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  int err_fd_ = -1;
+  bool waited_ = false;
+  ChildResult result_;
+};
+
+// Runs the tool to completion under `options`.
+ChildResult RunToolWith(const std::vector<std::string>& args, const ChildOptions& options);
+
+// Runs the tool and returns how long it took (wall clock), failing the test on a non-zero exit.
+std::chrono::microseconds TimeTool(const std::vector<std::string>& args, const std::string& cwd);
+
+// One entry of a directory tree: a regular file (size and a digest of its bytes), a symlink
+// (its target, with the tree's root replaced by "<root>") or a directory.
+struct TreeEntry {
+  char kind = '?';  // 'f', 'l', 'd'
+  uint64_t size = 0;
+  uint64_t digest = 0;
+  std::string link;
+  bool operator==(const TreeEntry&) const = default;
+};
+using Tree = std::map<std::string, TreeEntry>;  // by path relative to the root
+
+// Everything under `root` (symlinks not followed).
+Tree SnapshotTree(const std::string& root);
+// "path: kind size digest|link" lines, for failure messages.
+std::string DescribeTree(const Tree& tree);
+// True for a hidden name (".NAME.tmp-…"), i.e. a temporary of an atomic write.
+bool IsHiddenPath(const std::string& relative_path);
+// The hidden entries of `tree`.
+std::vector<std::string> HiddenEntries(const Tree& tree);
+
+// Checks a tree left by an interrupted or failed run: every visible entry is either as it
+// was before (`before`) or as a complete run leaves it (`done`), and nothing that existed
+// before is gone. Hidden temporaries are allowed only when `allow_hidden`. Returns the
+// problems found (empty when none).
+std::vector<std::string> CompareInterrupted(const Tree& before, const Tree& done,
+                                            const Tree& now, bool allow_hidden);
+
+// The stderr of a failed run names a stable code: "iotx: error: <CODE> ...".
+bool HasErrorCode(const std::string& err);
+// Signs of a crash or an escaped exception in a child's stderr (sanitizer reports included).
+bool LooksLikeCrash(const std::string& err);
+
+// For gtest's messages.
+void PrintTo(const TreeEntry& entry, std::ostream* out);
+
+// The files and links (absolute paths) a run that turned `before` into `done` wrote under
+// `root`.
+std::vector<std::string> WrittenPaths(const std::string& root, const Tree& before,
+                                      const Tree& done);
+
+// tests/faults/check_outputs.py on `paths` (files, or directories to walk): loads every .npy,
+// .p, .json, .safetensors and .pb with numpy / pickle / json / Python's protobuf (readers that
+// share no code with iotx). Returns its output; exit code in `exit_code`.
+std::string CheckOutputsWithPython(const std::vector<std::string>& paths, int* exit_code);
+
+// True when python3 has numpy and google.protobuf (what check_outputs.py needs).
+bool PythonCanCheckOutputs();
+
+}  // namespace iotx::test

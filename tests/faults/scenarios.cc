@@ -1,0 +1,137 @@
+#include "faults/scenarios.h"
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "io/npy.h"
+#include "io/pickle.h"
+#include "io/safetensors.h"
+#include "support/process.h"
+#include "support/reference_transpose.h"
+#include "wrap/wrap_fixtures.h"
+
+namespace iotx::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Tensor {
+  std::string name;
+  std::string descr;  // numpy's
+  std::string safetensors_dtype;
+  size_t itemsize;
+  std::vector<int64_t> shape;
+};
+
+// ~15 MB in all: f32 and bf16 matrices, a u8 image batch, an f32 tensor without a spec.
+const std::vector<Tensor> kTensors = {
+    {"w0", "<f4", "F32", 4, {512, 2048}},
+    {"w1", "<V2", "BF16", 2, {1024, 2048}},
+    {"b", "|u1", "U8", 1, {4, 3, 256, 256}},
+    {"x", "<f4", "F32", 4, {3, 500, 1000}},
+};
+
+// w0's is not simplified (2, 64 fold into 128), so materialize rewrites the file; x has none.
+constexpr const char* kSpecs =
+    R"([{"input_name": "w0", "reshape": [512, 16, 2, 64], "transpose": [1, 0, 2, 3]}, )"
+    R"({"input_name": "w1", "reshape": [1024, 2048], "transpose": [1, 0]}, )"
+    R"({"input_name": "b", "reshape": [4, 3, 256, 256], "transpose": [0, 2, 3, 1]}])";
+
+// The tensors' bytes, made once per process (RandomBytes is deterministic per seed).
+const std::vector<std::vector<std::byte>>& TensorBytes() {
+  static const auto* bytes = [] {
+    auto* all = new std::vector<std::vector<std::byte>>;
+    uint64_t seed = 11;
+    for (const Tensor& t : kTensors) {
+      size_t n = t.itemsize;
+      for (int64_t d : t.shape) n *= static_cast<size_t>(d);
+      all->push_back(RandomBytes(n, seed++));
+    }
+    return all;
+  }();
+  return *bytes;
+}
+
+io::Array ArrayOf(size_t i) {
+  const Tensor& t = kTensors[i];
+  io::Array a;
+  a.descr = t.descr;
+  a.itemsize = t.itemsize;
+  a.shape = Dims(t.shape);
+  a.data = TensorBytes()[i];
+  return a;
+}
+
+void Check(const Status& status, const std::string& what) {
+  if (!status) throw std::runtime_error(what + ": " + status.error().ToString());
+}
+
+void SetUpWrap(const std::string& root) {
+  // Serialized once: protobuf map order may differ between two serializations.
+  static const std::string module = LoadTextModule("jax_module.textproto").SerializeAsString();
+  WriteFile(root + "/m.pb", module);
+  const std::vector<std::byte> neff = RandomBytes(16 << 20, 7);
+  WriteFile(root + "/model.neff", std::string(reinterpret_cast<const char*>(neff.data()), neff.size()));
+  WriteFile(root + "/io.json", ReadFile(WrapTestdata("jax_io_transposes.json")));
+  fs::create_directory(root + "/out");
+}
+
+void SetUpMaterialize(const std::string& root) { SetUpWorkDir(root + "/work"); }
+
+void SetUpApplyNpy(const std::string& root) {
+  for (size_t i = 0; i < kTensors.size(); ++i) {
+    Check(io::WriteNpy(root + "/" + kTensors[i].name + ".npy", ArrayOf(i)), "WriteNpy");
+  }
+  WriteFile(root + "/io.json", kSpecs);
+  fs::create_directory(root + "/out");
+}
+
+void SetUpApplySafetensors(const std::string& root) {
+  std::vector<io::SafetensorsTensor> tensors;
+  for (size_t i = 0; i < kTensors.size(); ++i) {
+    tensors.push_back({kTensors[i].name, kTensors[i].safetensors_dtype, Dims(kTensors[i].shape),
+                       TensorBytes()[i]});
+  }
+  io::SafetensorsMetadata metadata = {{"format", "pt"}};
+  Check(io::WriteSafetensors(root + "/model.safetensors", tensors, metadata), "WriteSafetensors");
+  WriteFile(root + "/io.json", kSpecs);
+  fs::create_directory(root + "/out");
+}
+
+}  // namespace
+
+void SetUpWorkDir(const std::string& work) {
+  fs::create_directories(work);
+  std::vector<io::NamedArray> arrays;
+  for (size_t i = 0; i < kTensors.size(); ++i) arrays.push_back({kTensors[i].name, ArrayOf(i)});
+  Check(io::WritePickle(work + "/inp-000.p", arrays), "WritePickle");
+  WriteFile(work + "/io_transposes.json", kSpecs);
+  for (const char* dir : {"sg00", "sg01", "nc0/sg00"}) fs::create_directories(work + "/" + dir);
+}
+
+const std::vector<Scenario>& WritingScenarios() {
+  static const std::vector<Scenario> scenarios = {
+      {"wrap", SetUpWrap,
+       {"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output", "out/wrapped.pb",
+        "--io_transposes", "io.json"}},
+      {"materialize", SetUpMaterialize, {"materialize", "work", "--verify", "--quiet"}},
+      {"apply_npy", SetUpApplyNpy,
+       {"apply", "--io-transposes", "io.json", "--input", "w0=w0.npy", "--input", "w1=w1.npy",
+        "--input", "b=b.npy", "--input", "x=x.npy", "--out-dir", "out", "--format", "npy",
+        "--quiet"}},
+      {"apply_safetensors", SetUpApplySafetensors,
+       {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors", "--out-dir", "out",
+        "--quiet"}},
+  };
+  return scenarios;
+}
+
+const Scenario& FindScenario(const std::string& name) {
+  for (const Scenario& s : WritingScenarios()) {
+    if (s.name == name) return s;
+  }
+  throw std::runtime_error("no scenario " + name);
+}
+
+}  // namespace iotx::test
