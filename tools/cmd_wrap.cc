@@ -73,6 +73,10 @@ int RunWrap(const WrapOptions& options) {
   };
   auto request = MakeLoadRequest(options);
   if (!request) return fail(request.error());
+  // The original wrapper logs each partition file as it reads it; scripts grep for this line.
+  for (const std::string& file : request->modular_files) {
+    std::cout << "Processing io transpose file: " << file << '\n';
+  }
   auto io_transposes = LoadIoTransposes(*request);
   if (!io_transposes) return fail(io_transposes.error());
   for (const Warning& warning : io_transposes->warnings) PrintWarning(warning);

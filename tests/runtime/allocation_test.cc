@@ -12,6 +12,10 @@
 #include "iotx/runtime.h"
 #include "support/reference_transpose.h"
 
+// Every operator new here is std::malloc and every operator delete std::free, which GCC cannot
+// see across the replacement and reports as a mismatch.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 namespace {
 thread_local bool counting = false;
 thread_local size_t allocations = 0;

@@ -44,11 +44,13 @@ NeffAttributes AttributesFor(const std::vector<RandomInput>& model) {
     if (i != 0) a.required_transpose += ";";
     if (model[i].spec) {
       for (size_t d = 0; d < model[i].spec->reshape.size(); ++d) {
-        a.required_transpose += (d ? "," : "") + std::to_string(model[i].spec->reshape[d]);
+        if (d != 0) a.required_transpose += ',';
+        a.required_transpose += std::to_string(model[i].spec->reshape[d]);
       }
       a.required_transpose += "|";
       for (size_t d = 0; d < model[i].spec->transpose.size(); ++d) {
-        a.required_transpose += (d ? "," : "") + std::to_string(model[i].spec->transpose[d]);
+        if (d != 0) a.required_transpose += ',';
+        a.required_transpose += std::to_string(model[i].spec->transpose[d]);
       }
     }
   }

@@ -129,6 +129,12 @@ TEST(WrapCliTest, ModularPartitionsCombine) {
   EXPECT_EQ(attributes["valid_inputs"], "1,1,1");
   EXPECT_EQ(attributes["required_transpose"], ";1024,4,128|1,0,2;4,128|1,0");
   EXPECT_EQ(attributes["neff_input_names"], "input_ids.1,weight.2,bias.3");
+  // Each partition file is logged as the original wrapper does, in the order given.
+  const size_t first = r.out.find("Processing io transpose file: sg00/io_transposes.json\n");
+  const size_t second = r.out.find("Processing io transpose file: sg01/io_transposes.json\n");
+  EXPECT_NE(first, std::string::npos) << r.out;
+  EXPECT_NE(second, std::string::npos) << r.out;
+  EXPECT_LT(first, second) << r.out;
 
   // The files may also come as separate arguments.
   fs::remove(work / "out.pb");
