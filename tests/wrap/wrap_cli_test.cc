@@ -99,6 +99,25 @@ TEST(WrapCliTest, ZeroSizedParameterWithoutTransposes) {
   EXPECT_EQ(RawAttributes(call)["valid_inputs"], "1,0,1");
 }
 
+// The quickstart wraps examples/module.textproto; its parameters must keep matching the
+// example work dir's specs (here the compiler's unsimplified ones, emitted as given).
+TEST(WrapCliTest, TheExampleModelWrapsWithTheExampleWorkDirsSpecs) {
+  TempDir dir;
+  const std::string examples = std::string(IOTX_SOURCE_DIR) + "/examples";
+  WriteFile(dir / "m.pb", EncodeTextModule(ReadFile(examples + "/module.textproto")));
+  WriteFile(dir / "model.neff", kNeff);
+  ProcessResult r = RunTool({"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output", "out.pb",
+                             "--io_transposes", examples + "/workdir/io_transposes.json"},
+                            dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RawField raw = DecodeRaw(ReadFile(dir / "out.pb"));
+  const RawField& call = *raw.One(3).All(2).back();
+  auto attributes = RawAttributes(call);
+  EXPECT_EQ(attributes["valid_inputs"], "1,1,1");
+  EXPECT_EQ(attributes["required_transpose"], "3,16,128,2,2,64|0,4,5,3,1,2;768,768|1,0;");
+  EXPECT_EQ(attributes["neff_input_names"], "p0,weight_7,input_ids");
+}
+
 TEST(WrapCliTest, NothingToDoWritesNothing) {
   WorkDir work("jax_module.textproto");
   WriteFile(work / "io.json", "[]");

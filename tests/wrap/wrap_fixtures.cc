@@ -95,6 +95,14 @@ xla::HloModuleProto LoadTextModule(const std::string& name) {
   return module;
 }
 
+std::string EncodeTextModule(const std::string& text) {
+  xla::HloModuleProto module;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &module)) {
+    throw std::runtime_error("module text does not parse");
+  }
+  return module.SerializeAsString();
+}
+
 SpecMap MakeSpecs(const std::vector<SpecTriple>& specs) {
   SpecMap map;
   for (const SpecTriple& s : specs) {

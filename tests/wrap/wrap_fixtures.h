@@ -16,6 +16,8 @@ std::string WrapTestdata(const std::string& name);
 
 // Parses tests/testdata/wrap/<name> (protobuf text format) into a module; throws on failure.
 xla::HloModuleProto LoadTextModule(const std::string& name);
+// A module in protobuf text format (any path's contents), serialized in the binary format.
+std::string EncodeTextModule(const std::string& text);
 
 // A SpecMap from {name, reshape, transpose} triples, in order.
 struct SpecTriple {
