@@ -62,6 +62,10 @@ IOTX_API Status ValidateSpec(const TransposeSpec& spec);
 // product(reshape) == element_count, else kElementCountMismatch naming both.
 IOTX_API Status CheckElementCount(const TransposeSpec& spec, int64_t element_count);
 
+// The device-side shape, that of np.transpose(a.reshape(spec.reshape), spec.transpose):
+// reshape[transpose[k]] for each k. `spec` must be valid (ValidateSpec).
+IOTX_API Dims DeviceShape(const TransposeSpec& spec);
+
 // Refuses names that cannot be used inside a file name (value_<name>.npy): empty, ".", "..",
 // or containing '/', '\\' or NUL. kUnsafeName.
 IOTX_API Status CheckInputName(std::string_view name);

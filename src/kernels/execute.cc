@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/overlap.h"
 #include "core/parallel.h"
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
@@ -52,10 +53,7 @@ Status Execute(const Plan& plan, const void* src, void* dst) {
   }
   const auto* s = static_cast<const uint8_t*>(src);
   auto* t = static_cast<uint8_t*>(dst);
-  const auto n = static_cast<uintptr_t>(d.bytes);
-  const auto sa = reinterpret_cast<uintptr_t>(s);
-  const auto ta = reinterpret_cast<uintptr_t>(t);
-  if (sa < ta + n && ta < sa + n) {
+  if (RangesOverlap(s, t, static_cast<size_t>(d.bytes))) {
     return Fail(ErrorCode::kInvalidArgument, "Execute: source and destination buffers overlap");
   }
 

@@ -7,13 +7,6 @@
 
 namespace iotx::producer {
 
-Dims DeviceShape(const TransposeSpec& spec) {
-  Dims shape;
-  shape.reserve(spec.transpose.size());
-  for (int64_t axis : spec.transpose) shape.push_back(spec.reshape[static_cast<size_t>(axis)]);
-  return shape;
-}
-
 Status PermuteCopy(const TransposeSpec* spec, std::span<const std::byte> src, size_t element_size,
                    std::span<std::byte> dst) {
   if (src.size() != dst.size()) {

@@ -4,15 +4,10 @@
 #include <cstddef>
 #include <span>
 
-#include "iotx/dims.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 
 namespace iotx::producer {
-
-// The shape of np.transpose(a.reshape(spec.reshape), spec.transpose): reshape[transpose[k]].
-// `spec` must be valid (ValidateSpec).
-Dims DeviceShape(const TransposeSpec& spec);
 
 // dst = np.ascontiguousarray(np.transpose(src.reshape(spec->reshape), spec->transpose)) for
 // elements of `element_size` bytes, or a plain copy when `spec` is null. `src` and `dst` must

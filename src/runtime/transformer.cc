@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/overlap.h"
 #include "core/parallel.h"
 #include "iotx/attributes.h"
 #include "iotx/runtime.h"
@@ -73,9 +74,7 @@ Expected<Input> MakeInput(size_t index, std::string name, const ParameterDesc& p
       return Fail(ParameterError(ErrorCode::kReshapeSizeMismatch, index, input.name,
                                  s.error().message));
     }
-    for (int64_t axis : spec->transpose) {
-      input.output_shape.push_back(spec->reshape[static_cast<size_t>(axis)]);
-    }
+    input.output_shape = DeviceShape(*spec);
   } else {
     input.output_shape = parameter.shape;
   }
@@ -99,12 +98,6 @@ Expected<Input> MakeInput(size_t index, std::string name, const ParameterDesc& p
   return input;
 }
 
-bool Overlaps(const void* a, const void* b, size_t n) {
-  const auto pa = reinterpret_cast<uintptr_t>(a);
-  const auto pb = reinterpret_cast<uintptr_t>(b);
-  return pa < pb + n && pb < pa + n;
-}
-
 Status CheckBuffers(const Input& input, size_t index, ConstBuffer src, MutableBuffer dst) {
   if (src.size != input.bytes || dst.size != input.bytes) {
     return Fail(ParameterError(
@@ -118,7 +111,7 @@ Status CheckBuffers(const Input& input, size_t index, ConstBuffer src, MutableBu
                                "null buffer for a non-empty input"));
   }
   const bool in_place_copy = !input.spec && src.data == dst.data;
-  if (!in_place_copy && Overlaps(src.data, dst.data, input.bytes)) {
+  if (!in_place_copy && RangesOverlap(src.data, dst.data, input.bytes)) {
     return Fail(ParameterError(ErrorCode::kInvalidArgument, index, input.name,
                                "source and destination buffers overlap"));
   }

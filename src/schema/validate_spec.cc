@@ -54,6 +54,13 @@ Status CheckElementCount(const TransposeSpec& spec, int64_t element_count) {
   return Ok();
 }
 
+Dims DeviceShape(const TransposeSpec& spec) {
+  Dims shape;
+  shape.reserve(spec.transpose.size());
+  for (int64_t axis : spec.transpose) shape.push_back(spec.reshape[static_cast<size_t>(axis)]);
+  return shape;
+}
+
 Status CheckInputName(std::string_view name) {
   // The name becomes part of a file name (value_<name>.npy): anything that could name another
   // directory, or cut the C string short, is refused before a file is written.
