@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "iotx/status.h"
 #include "support/process.h"
 
 namespace iotx::test {
@@ -197,35 +198,21 @@ std::vector<std::string> CompareInterrupted(const Tree& before, const Tree& done
   return problems;
 }
 
-// True when a line reads "iotx: error: CODE " with CODE like NCC_IIOT001 or IOTX_E0203.
-// (Hand-written: GCC 12 warns falsely inside <regex> in the sanitizer builds.)
+// True when a line starts "iotx: error: CODE " and CODE is one of the project's codes
+// (iotx/error_codes.inc), looked up rather than pattern-matched.
 bool HasErrorCode(const std::string& err) {
   constexpr std::string_view kPrefix = "iotx: error: ";
-  auto run = [](std::string_view s, size_t i, auto is_class) {
-    size_t j = i;
-    while (j < s.size() && is_class(s[j])) ++j;
-    return j - i;
-  };
-  auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
   const std::string_view text = err;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (line.starts_with(kPrefix)) {
-      line.remove_prefix(kPrefix.size());
-      size_t i = 0;
-      if (line.starts_with("NCC_")) {
-        const size_t letters = run(line, 4, upper);
-        i = letters == 0 ? 0 : 4 + letters;
-      } else if (line.starts_with("IOTX_E")) {
-        i = 6;
-      }
-      const size_t digits = i == 0 ? 0 : run(line, i, digit);
-      if (digits > 0 && i + digits < line.size() && line[i + digits] == ' ') return true;
+  for (size_t at = text.find(kPrefix); at != std::string_view::npos;
+       at = text.find(kPrefix, at + 1)) {
+    if (at != 0 && text[at - 1] != '\n') continue;
+    const size_t begin = at + kPrefix.size();
+    const size_t space = text.find(' ', begin);
+    if (space == std::string_view::npos) continue;
+    const std::string_view token = text.substr(begin, space - begin);
+    for (ErrorCode code : AllErrorCodes()) {
+      if (CodeName(code) == token) return true;
     }
-    start = end + 1;
   }
   return false;
 }

@@ -21,8 +21,9 @@ const std::string kNeff = std::string("NEFF\x01\x00\x02\xff binary", 15);
 // A work dir holding m.pb (from a fixture), model.neff and optionally io_transposes.json.
 struct WorkDir {
   TempDir dir;
-  explicit WorkDir(const std::string& fixture) {
-    WriteFile(dir / "m.pb", LoadTextModule(fixture).SerializeAsString());
+  explicit WorkDir(const std::string& fixture) : WorkDir(LoadTextModule(fixture)) {}
+  explicit WorkDir(const xla::HloModuleProto& module) {
+    WriteFile(dir / "m.pb", module.SerializeAsString());
     WriteFile(dir / "model.neff", kNeff);
   }
   std::string operator/(const std::string& name) const { return dir / name; }
@@ -43,6 +44,12 @@ std::map<std::string, std::string> RawAttributes(const RawField& instruction) {
     out[entry->One(1).value] = entry->One(2).value;
   }
   return out;
+}
+
+// The frontend attributes of the AwsNeuronNeff call (the entry's last instruction) in out.pb.
+std::map<std::string, std::string> WrappedCallAttributes(const WorkDir& work) {
+  RawField raw = DecodeRaw(ReadFile(work / "out.pb"));
+  return RawAttributes(*raw.One(3).All(2).back());
 }
 
 TEST(WrapCliTest, JaxModuleReadBackByFieldNumber) {
@@ -94,25 +101,17 @@ TEST(WrapCliTest, ZeroSizedParameterWithoutTransposes) {
   WriteFile(work / "io.json", "[]");
   ProcessResult r = Wrap(work, {"--io_transposes", "io.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  RawField raw = DecodeRaw(ReadFile(work / "out.pb"));
-  const RawField& call = *raw.One(3).All(2).back();
-  EXPECT_EQ(RawAttributes(call)["valid_inputs"], "1,0,1");
+  EXPECT_EQ(WrappedCallAttributes(work)["valid_inputs"], "1,0,1");
 }
 
 // The quickstart wraps examples/module.textproto; its parameters must keep matching the
 // example work dir's specs (here the compiler's unsimplified ones, emitted as given).
 TEST(WrapCliTest, TheExampleModelWrapsWithTheExampleWorkDirsSpecs) {
-  TempDir dir;
   const std::string examples = std::string(IOTX_SOURCE_DIR) + "/examples";
-  WriteFile(dir / "m.pb", EncodeTextModule(ReadFile(examples + "/module.textproto")));
-  WriteFile(dir / "model.neff", kNeff);
-  ProcessResult r = RunTool({"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output", "out.pb",
-                             "--io_transposes", examples + "/workdir/io_transposes.json"},
-                            dir.path());
+  WorkDir work(LoadTextModuleFile(examples + "/module.textproto"));
+  ProcessResult r = Wrap(work, {"--io_transposes", examples + "/workdir/io_transposes.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  RawField raw = DecodeRaw(ReadFile(dir / "out.pb"));
-  const RawField& call = *raw.One(3).All(2).back();
-  auto attributes = RawAttributes(call);
+  auto attributes = WrappedCallAttributes(work);
   EXPECT_EQ(attributes["valid_inputs"], "1,1,1");
   EXPECT_EQ(attributes["required_transpose"], "3,16,128,2,2,64|0,4,5,3,1,2;768,768|1,0;");
   EXPECT_EQ(attributes["neff_input_names"], "p0,weight_7,input_ids");
@@ -142,9 +141,7 @@ TEST(WrapCliTest, ModularPartitionsCombine) {
   ModularWork work;
   ProcessResult r = Wrap(work, kModular);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  RawField raw = DecodeRaw(ReadFile(work / "out.pb"));
-  const RawField& call = *raw.One(3).All(2).back();
-  auto attributes = RawAttributes(call);
+  auto attributes = WrappedCallAttributes(work);
   EXPECT_EQ(attributes["valid_inputs"], "1,1,1");
   EXPECT_EQ(attributes["required_transpose"], ";1024,4,128|1,0,2;4,128|1,0");
   EXPECT_EQ(attributes["neff_input_names"], "input_ids.1,weight.2,bias.3");

@@ -87,20 +87,16 @@ std::string WrapTestdata(const std::string& name) {
   return std::string(IOTX_TESTDATA_DIR) + "/wrap/" + name;
 }
 
-xla::HloModuleProto LoadTextModule(const std::string& name) {
+xla::HloModuleProto LoadTextModuleFile(const std::string& path) {
   xla::HloModuleProto module;
-  if (!google::protobuf::TextFormat::ParseFromString(ReadFile(WrapTestdata(name)), &module)) {
-    throw std::runtime_error("fixture does not parse: " + name);
+  if (!google::protobuf::TextFormat::ParseFromString(ReadFile(path), &module)) {
+    throw std::runtime_error("module text does not parse: " + path);
   }
   return module;
 }
 
-std::string EncodeTextModule(const std::string& text) {
-  xla::HloModuleProto module;
-  if (!google::protobuf::TextFormat::ParseFromString(text, &module)) {
-    throw std::runtime_error("module text does not parse");
-  }
-  return module.SerializeAsString();
+xla::HloModuleProto LoadTextModule(const std::string& name) {
+  return LoadTextModuleFile(WrapTestdata(name));
 }
 
 SpecMap MakeSpecs(const std::vector<SpecTriple>& specs) {

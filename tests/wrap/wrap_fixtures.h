@@ -16,8 +16,8 @@ std::string WrapTestdata(const std::string& name);
 
 // Parses tests/testdata/wrap/<name> (protobuf text format) into a module; throws on failure.
 xla::HloModuleProto LoadTextModule(const std::string& name);
-// A module in protobuf text format (any path's contents), serialized in the binary format.
-std::string EncodeTextModule(const std::string& text);
+// The same for a module text file anywhere, e.g. examples/module.textproto.
+xla::HloModuleProto LoadTextModuleFile(const std::string& path);
 
 // A SpecMap from {name, reshape, transpose} triples, in order.
 struct SpecTriple {
