@@ -1,5 +1,5 @@
 // The peers the suite compares against, where they support a case: Eigen's tensor shuffle and
-// oneDNN's reorder. Built only with IOTX_BUILD_PEERS.
+// oneDNN's reorder. Each is built when its package is found (IOTX_BUILD_PEERS).
 #pragma once
 
 #include <cstddef>

@@ -23,9 +23,7 @@
 #include "bench_cases.h"
 #include "iotx/plan.h"
 #include "measure.h"
-#ifdef IOTX_BENCH_PEERS
 #include "peers.h"
-#endif
 
 namespace iotx::bench {
 namespace {
@@ -93,13 +91,15 @@ void RegisterCase(const BenchCase& c, int threads, size_t max_bytes) {
     Buffers& b = SharedBuffers(max_bytes);
     Measure(state, threads, bytes, [&] { (void)Execute(**plan, b.src->data(), b.dst->data()); });
   });
-#ifdef IOTX_BENCH_PEERS
+#ifdef IOTX_BENCH_EIGEN
   if (PeerRun eigen = MakeEigenShuffle(c.shape, c.perm, elem, threads)) {
     add("eigen", [=](benchmark::State& state) {
       Buffers& b = SharedBuffers(max_bytes);
       Measure(state, 1, bytes, [&] { eigen(b.src->data(), b.dst->data()); });
     });
   }
+#endif
+#ifdef IOTX_BENCH_ONEDNN
   if (PeerRun onednn = MakeOneDnnReorder(c.shape, c.perm, elem, threads)) {
     add("onednn", [=](benchmark::State& state) {
       Buffers& b = SharedBuffers(max_bytes);
