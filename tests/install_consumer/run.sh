@@ -5,6 +5,10 @@ set -euo pipefail
 build=$1 src=$2 scratch=$3
 rm -rf "$scratch" && mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+if find "$scratch/prefix" -name '*.in' | grep .; then
+  echo "FAIL: the install ships a template (above)" >&2
+  exit 1
+fi
 cmake -S "$src/tests/install_consumer" -B "$scratch/build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/build" >/dev/null
