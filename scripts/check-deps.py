@@ -52,7 +52,9 @@ def cache_paths(build_dir):
 
 
 def candidates(path):
-    """Spellings dpkg may know a path by: as given, resolved, and across the merged /usr."""
+    """Spellings dpkg may know a path by, best first: as given, then resolved; each also across
+    the merged /usr. The path as given comes first because a development link
+    (libfoo.so -> libfoo.so.1) belongs to the -dev package, which is what the build needed."""
     seen = []
     for p in (path, os.path.realpath(path)):
         for q in (p, p[4:] if p.startswith("/usr/") else "/usr" + p):
@@ -74,7 +76,7 @@ def owners(paths):
             pkgs, where = line.split(": ", 1)
             names = {p.strip().split(":")[0] for p in pkgs.split(",")}
             result.setdefault(where, set()).update(names)
-    return {p: set().union(*(result.get(c, set()) for c in candidates(p))) for p in paths}
+    return {p: next((result[c] for c in candidates(p) if c in result), set()) for p in paths}
 
 
 def depends_closure(packages):

@@ -4,11 +4,11 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/pickle.h"
 #include "io/pickle_objects.h"
 #include "io/pickle_opcodes.h"
-#include "io/utf8.h"
+#include "core/utf8.h"
 
 namespace iotx::io {
 namespace {
@@ -654,7 +654,7 @@ Expected<std::vector<NamedArray>> ParsePickle(std::span<const std::byte> file,
 }
 
 Expected<std::vector<NamedArray>> ReadPickle(const std::filesystem::path& path) {
-  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
   return ParsePickle(file->bytes(), file, path.string());
 }
 

@@ -3,13 +3,13 @@
 #include <utility>
 
 #include "iotx/io_transposes.h"
-#include "schema/read_text_file.h"
+#include "files/read_text_file.h"
 
 namespace iotx {
 namespace {
 
 Expected<IoTransposes> ParseFile(const std::string& path) {
-  Expected<std::string> text = schema::ReadTextFile(path);
+  Expected<std::string> text = files::ReadTextFile(path);
   if (!text) {
     Error error = std::move(text).error();
     if (error.code == ErrorCode::kIoOpen) {
