@@ -47,3 +47,16 @@ function(iotx_add_layer name)
     PRIVATE ${ARG_LIBS} iotx_warnings)
   set_property(GLOBAL PROPERTY IOTX_LAYER_${name}_DEPENDS ${ARG_DEPENDS})
 endfunction()
+
+# Writes the declared graph to build/iotx-layers.txt, one line a layer, "name: deps...", in
+# declaration order, for tests/layering (which proves the include scopes hold).
+function(iotx_write_layer_graph)
+  get_property(layers GLOBAL PROPERTY IOTX_LAYERS)
+  set(text "")
+  foreach(layer IN LISTS layers)
+    get_property(deps GLOBAL PROPERTY IOTX_LAYER_${layer}_DEPENDS)
+    list(JOIN deps " " deps)
+    string(APPEND text "${layer}: ${deps}\n")
+  endforeach()
+  file(WRITE ${PROJECT_BINARY_DIR}/iotx-layers.txt "${text}")
+endfunction()

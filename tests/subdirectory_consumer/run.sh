@@ -15,6 +15,11 @@ if grep -E '^iotx/(tools|tests|bench|fuzz|examples)/' "$scratch.objects"; then
   echo "FAIL: add_subdirectory(iotx) builds more than the library (above)" >&2
   exit 1
 fi
+# libiotx.so is core + files + kernels + schema + runtime: no file formats, HLO or producer code.
+if grep -vE '^(CMakeFiles/consumer\.dir/|iotx/src/CMakeFiles/iotx\.dir/|iotx/src/(core|files|kernels|schema|runtime)/)' "$scratch.objects"; then
+  echo "FAIL: add_subdirectory(iotx) compiles more than the runtime library's layers (above)" >&2
+  exit 1
+fi
 grep -q 'CMakeFiles/consumer.dir/' "$scratch.objects" || { echo "FAIL: consumer not built" >&2; exit 1; }
 grep -q 'iotx' "$scratch.objects" || { echo "FAIL: library not built" >&2; exit 1; }
 for target in iotx_cli iotx_bench iotx_test_support; do
