@@ -234,7 +234,7 @@ class Machine {
     return std::move(error).InFile(std::string(file_name_));
   }
 
-  static tl::unexpected<Error> Format(const std::string& message) {
+  static Unexpected Format(const std::string& message) {
     return Fail(ErrorCode::kPickleFormat, message);
   }
 
@@ -461,7 +461,8 @@ class Machine {
         }
         return Ok();
       case kPopMark:
-        return PopMark().map([](auto&&) {});
+        if (auto popped = PopMark(); !popped) return Fail(std::move(popped).error());
+        return Ok();
       case kDup: {
         IOTX_ASSIGN_OR_RETURN(ValuePtr top, Top());
         return Push(std::move(top));

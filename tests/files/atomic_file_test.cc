@@ -175,7 +175,7 @@ void ExpectWriteFailureCleansUp(const std::string& dir, bool use_map) {
     auto file = AtomicFile::Create(path);
     if (!file) _exit(11);
     auto span = file->Map(1 << 20);
-    status = span ? Status() : Status(tl::unexpected(span.error()));
+    status = span ? Status() : Status(Fail(span.error()));
   } else {
     std::vector<std::byte> data(1 << 20);
     status = WriteFileAtomically(path, data);
