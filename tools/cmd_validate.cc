@@ -9,7 +9,7 @@
 #include "cli_output.h"
 #include "command.h"
 #include "iotx/io_transposes.h"
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 #include "schema/io_transposes_check.h"
 #include "schema/netlist_check.h"
 #include "files/read_text_file.h"

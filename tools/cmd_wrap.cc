@@ -17,6 +17,7 @@
 #include "files/stale_temps.h"
 #include "hlo/hlo_module.h"
 #include "hlo/wrap.h"
+#include "schema/load.h"
 
 namespace iotx::cli {
 namespace {

@@ -2,8 +2,9 @@
 // (SPEC sections 3 and 4, the original's parseIoTranspose / parseModularIoTransposes).
 #include <utility>
 
-#include "iotx/io_transposes.h"
+#include "schema/load.h"
 #include "files/read_text_file.h"
+#include "schema/netlist.h"
 
 namespace iotx {
 namespace {

@@ -6,19 +6,18 @@
 #include <string_view>
 #include <vector>
 
-#include "iotx/export.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 
 namespace iotx {
 
-struct IOTX_API Partition {
+struct Partition {
   std::string id;  // the object key when PartMap is an object, else the array index
   std::vector<std::string> inputs;
   std::vector<std::string> intermediate_ios;
 };
 
-struct IOTX_API Netlist {
+struct Netlist {
   std::vector<Partition> partitions;          // PartMap, in array or key order
   std::vector<std::string> intermediate_ios;  // root IntermediateIOs: the forbidden set
 };
@@ -26,25 +25,25 @@ struct IOTX_API Netlist {
 // PartMap may be an array or an object; a missing list is empty; a non-string name is
 // "type must be string, but is <type>"; other sibling keys are ignored. The first problem is
 // returned, naming the file and the JSON path as key ("PartMap[1].PartIOs.Inputs[0]").
-IOTX_API Expected<Netlist> ParseNetlist(std::string_view json_text, const std::string& file_name);
+Expected<Netlist> ParseNetlist(std::string_view json_text, const std::string& file_name);
 // Reads and parses a file; a missing or unreadable file is kIoOpen / kIoRead.
-IOTX_API Expected<Netlist> ReadNetlist(const std::string& path);
+Expected<Netlist> ReadNetlist(const std::string& path);
 // Every problem in the text, not only the first (for `iotx validate`); none for a valid file.
-IOTX_API std::vector<Error> ValidateNetlist(std::string_view json_text,
+std::vector<Error> ValidateNetlist(std::string_view json_text,
                                             const std::string& file_name);
 
 // The names that may not carry a transpose: the netlist's root IntermediateIOs.
-IOTX_API std::set<std::string, std::less<>> ForbiddenSet(const Netlist& netlist);
+std::set<std::string, std::less<>> ForbiddenSet(const Netlist& netlist);
 
 // Adds each spec of `local` to `acc`: a name already in `acc` is NCC_IIOT001, a name in
 // `forbidden` is NCC_IIOT002. On error `acc` is left unchanged.
-IOTX_API Status Combine(SpecMap& acc, const SpecMap& local,
+Status Combine(SpecMap& acc, const SpecMap& local,
                         const std::set<std::string, std::less<>>& forbidden);
 
 // A transpose declared on a partition's input applies to the user-facing input of that name
 // (identity aliasing). A transposed name that is in no partition's Inputs gets a warning.
 // The one place a better alias rule would change.
-IOTX_API void PropagateAliases(const Netlist& netlist, SpecMap& specs,
+void PropagateAliases(const Netlist& netlist, SpecMap& specs,
                                std::vector<Warning>* warnings);
 
 }  // namespace iotx
