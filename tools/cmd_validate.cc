@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "cmd_validate.h"
 #include "command.h"
 #include "iotx/io_transposes.h"
 #include "schema/netlist.h"
@@ -17,12 +18,6 @@
 namespace iotx::cli {
 namespace {
 
-struct ValidateOptions {
-  std::vector<std::string> files;
-  std::string netlist;
-  std::vector<std::string> modular;
-  bool json = false;
-};
 
 // Everything found, plus one summary line per file checked.
 class Report {
@@ -144,6 +139,8 @@ void CheckModularSet(const ValidateOptions& options, const std::optional<Netlist
                  Count(combined.size(), "io_transpose", "io_transposes") + " combined");
 }
 
+}  // namespace
+
 int RunValidate(const ValidateOptions& options) {
   Report report;
   std::optional<Netlist> netlist;
@@ -154,46 +151,6 @@ int RunValidate(const ValidateOptions& options) {
   }
   if (!options.modular.empty()) CheckModularSet(options, netlist, report);
   return report.Print(options.json);
-}
-
-}  // namespace
-
-void AddValidateCommand(CLI::App& app, CommandContext& ctx) {
-  CLI::App* cmd = app.add_subcommand(
-      "validate",
-      "Check io_transposes.json and hlo_netlist.json files; report every problem found");
-  auto options = std::make_shared<ValidateOptions>();
-  cmd->add_option("FILE", options->files,
-                  "io_transposes.json files, each checked on its own, e.g. io_transposes.json");
-  cmd->add_option("--netlist", options->netlist,
-                  "hlo_netlist.json to check; also gives the forbidden set and the partition\n"
-                  "inputs for the other files, e.g. --netlist hlo_netlist.json");
-  cmd->add_option("--modular", options->modular,
-                  "Per-partition io_transposes files, checked and then combined as the wrapper\n"
-                  "does (repeated names across files, forbidden intermediates), e.g.\n"
-                  "--modular sg00/io_transposes.json sg01/io_transposes.json")
-      ->expected(1, -1);
-  cmd->add_flag("--json", options->json,
-                "Print the diagnostics as a JSON array on stdout instead of text on stderr");
-  cmd->footer(
-      "Every element is checked: keys and JSON types, transpose a permutation, dims >= 0,\n"
-      "product within int64, input_name usable in a file name, no input_name repeated in a file.\n"
-      "Put FILE arguments before --modular (which takes every file after it).\n"
-      "\n"
-      "Examples:\n"
-      "  iotx validate examples/io_transposes.json\n"
-      "  iotx validate --netlist hlo_netlist.json --modular sg00/io_transposes.json "
-      "sg01/io_transposes.json\n"
-      "  iotx validate --json io_transposes.json\n"
-      "\n"
-      "Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage error.");
-  cmd->callback([&ctx, options] {
-    if (options->files.empty() && options->netlist.empty() && options->modular.empty()) {
-      throw CLI::ValidationError(
-          "validate", "nothing to check: give FILE, --netlist FILE or --modular FILE...");
-    }
-    ctx.exit_code = RunValidate(*options);
-  });
 }
 
 }  // namespace iotx::cli

@@ -9,26 +9,6 @@
 
 namespace iotx::cli {
 
-void AddPermuteOptions(CLI::App* cmd, PermuteArgs& args) {
-  cmd->add_option("--dtype", args.dtype,
-                  "Element type, e.g. f32, bf16, i8, f64, c128 (only its size matters to the "
-                  "kernel)")
-      ->capture_default_str();
-  cmd->add_option("--shape", args.shape,
-                  "Source shape, comma-separated, e.g. 6144,256. With --reshape it is the "
-                  "tensor's original shape; without, the shape after the reshape")
-      ->required()
-      ->check(IntListValidator());
-  cmd->add_option("--reshape", args.reshape,
-                  "Fold the flat tensor into these dims first, e.g. 3,16,128,2,2,64 (must keep "
-                  "the element count)")
-      ->check(IntListValidator());
-  cmd->add_option("--transpose", args.transpose,
-                  "Permutation of the (reshaped) axes, e.g. 0,4,5,3,1,2; output axis i is "
-                  "source axis P[i] (default: identity)")
-      ->check(IntListValidator());
-}
-
 Expected<PermuteSpec> ResolvePermute(const PermuteArgs& args, bool& usage_error) {
   usage_error = false;
   PermuteSpec spec;
