@@ -46,7 +46,7 @@ void PrintReport(const producer::ApplyReport& report, const std::string& out_dir
                 seconds > 0 ? static_cast<double>(report.total_bytes) / seconds / 1e9 : 0.0);
   std::cout << "wrote " << report.files.size() << " file" << (report.files.size() == 1 ? "" : "s")
             << " in " << out_dir << ": " << report.tensors.size() << " tensor"
-            << (report.tensors.size() == 1 ? "" : "s") << ", " << FormatBytes(report.total_bytes)
+            << (report.tensors.size() == 1 ? "" : "s") << ", " << BytesWithUnit(report.total_bytes)
             << " (" << rate << ")\n";
 }
 

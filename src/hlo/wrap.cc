@@ -9,6 +9,7 @@
 #include "iotx/attributes.h"
 #include "hlo/hlo_module.h"
 #include "hlo/hlo_shape.h"
+#include "core/text.h"
 
 namespace iotx::hlo {
 namespace {
@@ -21,13 +22,8 @@ Error StructureError(std::string message, const std::string& file) {
 }
 
 std::string ListNames(const std::vector<EntryParameter>& parameters) {
-  std::string out;
-  for (size_t i = 0; i < parameters.size() && i < kNamesListedInNotes; ++i) {
-    if (i > 0) out += ", ";
-    out += parameters[i].frontend_name;
-  }
-  if (parameters.size() > kNamesListedInNotes) out += ", ...";
-  return out.empty() ? "none" : out;
+  return ListFirstNames(
+      parameters, [](const EntryParameter& p) { return p.frontend_name; }, kNamesListedInNotes);
 }
 
 // Checks `spec` against the parameter it names (SPEC section 5, NCC_IHNW003).

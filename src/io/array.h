@@ -13,9 +13,6 @@
 
 namespace iotx::io {
 
-// The most dimensions an array read or written here may have (numpy 2's NPY_MAXDIMS; numpy 1
-// has 32). Bounds header sizes and per-array bookkeeping.
-inline constexpr size_t kMaxRank = 64;
 
 // A dense array in C order whose bytes live elsewhere: in a file mapping (zero-copy reads) or
 // in a heap buffer, which `owner` keeps alive. Copying an Array copies the view, not the bytes.

@@ -9,20 +9,16 @@
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
 #include "producer/permute_copy.h"
+#include "core/text.h"
 
 namespace iotx::producer {
 namespace {
 
 Error MissingInput(const std::string& name, const ApplyOptions& options, const TensorSet& inputs) {
-  std::string known;
-  constexpr size_t kShown = 8;
-  for (size_t i = 0; i < inputs.tensors.size() && i < kShown; ++i) {
-    known += (i == 0 ? "" : ", ") + inputs.tensors[i].name;
-  }
-  if (inputs.tensors.size() > kShown) known += ", ...";
+  const std::string known = ListFirstNames(inputs.tensors, [](const Tensor& t) { return t.name; });
   return Error(ErrorCode::kMissingInput, "there is a spec for input \"" + name +
                                              "\", which is not among the inputs given (" +
-                                             (known.empty() ? std::string("none") : known) + ")")
+                                             known + ")")
       .InFile(options.io_transposes.string())
       .AtKey(name);
 }

@@ -8,6 +8,7 @@
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
 #include "files/read_text_file.h"
+#include "core/text.h"
 
 namespace iotx::producer {
 namespace {
@@ -15,12 +16,8 @@ namespace {
 // kUnknownInput naming the spec's input and a few of the tensors there are.
 Error UnknownInput(const std::string& name, const WorkDir& workdir,
                    const std::vector<io::NamedArray>& tensors) {
-  std::string known;
-  constexpr size_t kShown = 8;
-  for (size_t i = 0; i < tensors.size() && i < kShown; ++i) {
-    known += (i == 0 ? "" : ", ") + tensors[i].name;
-  }
-  if (tensors.size() > kShown) known += ", ...";
+  const std::string known =
+      ListFirstNames(tensors, [](const io::NamedArray& t) { return t.name; });
   return Error(ErrorCode::kUnknownInput,
                "input \"" + name + "\" is not among the tensors of " + kTensorsFile + " (" +
                    (tensors.empty() ? std::string("it holds none") : "it holds " + known) + ")")
