@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "int_list.h"
+#include "iotx/spec.h"
 
 namespace iotx::cli {
 
@@ -29,15 +30,10 @@ Expected<PermuteSpec> ResolvePermute(const PermuteArgs& args, bool& usage_error)
     if (!reshape) {
       return usage(fmt::format("--reshape: expected comma-separated integers like 3,16,128, got \"{}\"", args.reshape));
     }
-    const auto before = CheckedProduct(*shape);
-    const auto after = CheckedProduct(*reshape);
-    if (!before || !after || *before != *after) {
-      return Fail(Error(ErrorCode::kElementCountMismatch,
-                        fmt::format("reshape {} has {} elements but the shape {} has {}",
-                                    ToString(*reshape), after ? fmt::format("{}", *after) : "too many",
-                                    ToString(*shape), before ? fmt::format("{}", *before) : "too many"))
-                      .AtKey("reshape"));
-    }
+    // Checked as every command checks a spec against its tensor; the transpose comes later.
+    TransposeSpec fold{Dims(*reshape), Dims(reshape->size())};
+    std::iota(fold.transpose.begin(), fold.transpose.end(), 0);
+    IOTX_RETURN_IF_ERROR(CheckSpecFits(fold, *shape, ""));
     spec.shape = Dims(*reshape);
   }
   if (args.transpose.empty()) {

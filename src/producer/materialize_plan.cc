@@ -9,6 +9,7 @@
 #include "producer/output_checks.h"
 #include "files/read_text_file.h"
 #include "core/text.h"
+#include "schema/unknown_input.h"
 
 namespace iotx::producer {
 namespace {
@@ -18,11 +19,8 @@ Error UnknownInput(const std::string& name, const WorkDir& workdir,
                    const std::vector<io::NamedArray>& tensors) {
   const std::string known =
       ListFirstNames(tensors, [](const io::NamedArray& t) { return t.name; });
-  return Error(ErrorCode::kUnknownInput,
-               "input \"" + name + "\" is not among the tensors of " + kTensorsFile + " (" +
-                   (tensors.empty() ? std::string("it holds none") : "it holds " + known) + ")")
-      .InFile(workdir.io_transposes().string())
-      .AtKey(name);
+  return UnknownInputError(name, std::string("the tensors of ") + kTensorsFile, known)
+      .InFile(workdir.io_transposes().string());
 }
 
 }  // namespace
@@ -61,6 +59,9 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
     const auto it = by_name.find(named.input_name);
     if (it == by_name.end()) {
       return Fail(UnknownInput(named.input_name, workdir, plan.tensors));
+    }
+    if (Status fits = CheckSpecFits(named.spec, it->second->array.shape, named.input_name); !fits) {
+      return Fail(std::move(fits).error().InFile(workdir.io_transposes().string()));
     }
     Expected<TransposeSpec> simplified = Simplify(named.spec, it->second->array.shape);
     if (!simplified) {
