@@ -112,31 +112,27 @@ void WarnAliases(const std::optional<Netlist>& netlist, SpecMap& specs, const st
 void CheckModularSet(const ValidateOptions& options, const std::optional<Netlist>& netlist,
                      Report& report) {
   const size_t before = report.error_count();
-  if (options.modular.size() >= 2 && options.netlist.empty()) {
-    report.Add(Error(
-        ErrorCode::kNetlistRequired,
-        Count(options.modular.size(), "modular io_transposes file", "modular io_transposes files") +
-            " need a netlist to be combined; give --netlist hlo_netlist.json"));
+  if (Status s = RequireNetlistFor(options.modular.size(), !options.netlist.empty()); !s) {
+    report.Add(std::move(s).error());
+  }
+  std::vector<PartitionSpecs> partitions;
+  for (const std::string& path : options.modular) {
+    partitions.push_back({path, CheckIoTransposesFile(path, report)});
   }
   const auto forbidden = netlist ? ForbiddenSet(*netlist) : std::set<std::string, std::less<>>{};
-  SpecMap combined;
-  for (const std::string& path : options.modular) {
-    const SpecMap local = CheckIoTransposesFile(path, report);
+  CombinedSpecs combined = CombinePartitions(partitions, forbidden);
+  report.Add(std::move(combined.errors));
+  // Aliases are checked per file, on the specs of that file that combined.
+  for (const PartitionSpecs& partition : partitions) {
     SpecMap accepted;
-    for (const NamedSpec& entry : local) {
-      // One spec at a time, so every clash is reported, not only the first of a file.
-      SpecMap one;
-      one.TryEmplace(entry.input_name, entry.spec);
-      if (Status s = Combine(combined, one, forbidden); !s) {
-        report.Add(std::move(s).error().InFile(path));
-      } else {
-        accepted.TryEmplace(entry.input_name, entry.spec);
-      }
+    for (const NamedSpec& entry : partition.specs) {
+      const TransposeSpec* kept = combined.specs.Find(entry.input_name);
+      if (kept != nullptr && *kept == entry.spec) accepted.TryEmplace(entry.input_name, entry.spec);
     }
-    WarnAliases(netlist, accepted, path, report);
+    WarnAliases(netlist, accepted, partition.file, report);
   }
   report.Summary("modular set (" + Count(options.modular.size(), "file", "files") + ")", before,
-                 Count(combined.size(), "io_transpose", "io_transposes") + " combined");
+                 Count(combined.specs.size(), "io_transpose", "io_transposes") + " combined");
 }
 
 }  // namespace
