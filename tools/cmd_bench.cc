@@ -30,13 +30,9 @@ double TimePerRun(int iters, const Fn& fn) {
 }  // namespace
 
 int RunBench(const BenchArgs& args) {
-  bool usage_error = false;
-  auto spec = ResolvePermute(args.permute, usage_error);
-  if (!spec) {
-    if (usage_error) return kExitUsage;
-    PrintError(spec.error());
-    return kExitFailure;
-  }
+  int exit_code = kExitOk;
+  const std::optional<PermuteSpec> spec = ResolvePermuteOrExit(args.permute, exit_code);
+  if (!spec) return exit_code;
   const size_t elem = ElementSize(spec->dtype);
   PlanOptions options;
   options.max_threads = args.threads;
