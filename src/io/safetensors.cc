@@ -294,6 +294,14 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
 
 }  // namespace
 
+Status CheckSafetensorsLayout(const std::filesystem::path& path,
+                              std::span<const SafetensorsTensor> tensors,
+                              const std::optional<SafetensorsMetadata>& metadata) {
+  auto layout = PlanLayout(tensors, metadata);
+  if (!layout) return Fail(FileError(std::move(layout).error(), path.string()));
+  return Ok();
+}
+
 Expected<SafetensorsWriter> SafetensorsWriter::Create(
     const std::filesystem::path& path, std::span<const SafetensorsTensor> tensors,
     const std::optional<SafetensorsMetadata>& metadata, const files::AtomicFileOptions& options) {

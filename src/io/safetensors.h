@@ -65,6 +65,13 @@ Expected<SafetensorsFile> ParseSafetensors(std::span<const std::byte> file,
 // Maps `path` and parses it; kIoOpen/kIoRead when it cannot be mapped.
 Expected<SafetensorsFile> ReadSafetensors(const std::filesystem::path& path);
 
+// What SafetensorsWriter::Create checks about `tensors` and `metadata` before it creates
+// anything (names, dtypes, shapes, metadata; its errors naming `path`), for a caller that
+// checks everything before its first write.
+Status CheckSafetensorsLayout(const std::filesystem::path& path,
+                              std::span<const SafetensorsTensor> tensors,
+                              const std::optional<SafetensorsMetadata>& metadata);
+
 // A safetensors file being written: the header is in place and data(i) is a writable mapping
 // of tensor i's bytes (i as passed to Create), to fill before Commit(). Move-only.
 class SafetensorsWriter {
