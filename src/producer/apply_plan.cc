@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "io/descr.h"
+#include "io/npy.h"
 #include "io/safetensors.h"
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
@@ -107,11 +108,23 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
         return Fail(std::move(fit).error().InFile(tensor.source.string()));
       }
       plan.files.push_back(options.out_dir / ValueFileName(tensor.name));
+      // The header the writer will make, made now: what it refuses is refused before the
+      // first write (and before --out-dir is created).
+      if (auto header = io::MakeNpyHeader(planned.out_type, planned.out_shape); !header) {
+        return Fail(std::move(header).error().InFile(plan.files.back().string()));
+      }
     }
     plan.total_bytes += tensor.data.size();
     plan.tensors.push_back(std::move(planned));
   }
-  if (!npy) plan.files.push_back(options.out_dir / SafetensorsOutputName(inputs));
+  if (!npy) {
+    plan.files.push_back(options.out_dir / SafetensorsOutputName(inputs));
+    std::vector<io::SafetensorsTensor> layout;
+    for (const PlannedTensor& planned : plan.tensors) {
+      layout.push_back({planned.tensor->name, planned.out_type, planned.out_shape, {}});
+    }
+    IOTX_RETURN_IF_ERROR(io::CheckSafetensorsLayout(plan.files.back(), layout, inputs.metadata));
+  }
 
   std::error_code ec;
   if (std::filesystem::is_directory(options.out_dir, ec)) {

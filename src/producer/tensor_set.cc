@@ -7,14 +7,11 @@
 #include "files/mapped_file.h"
 #include "io/npy.h"
 #include "io/pickle.h"
+#include "io/tensor_format.h"
 #include "producer/tensor_output.h"
 
 namespace iotx::producer {
 namespace {
-
-constexpr std::string_view kNpyMagic = "\x93NUMPY";
-constexpr std::byte kPickleProto{0x80};  // PROTO, the first opcode of protocols 2-5
-constexpr size_t kSafetensorsJsonStart = 8;  // after the little-endian u64 header length
 
 Tensor FromArray(std::string name, const io::Array& array, bool in_mapping,
                  const std::filesystem::path& source) {
@@ -92,24 +89,18 @@ Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs) {
 
 Expected<TensorSet> LoadTensorFile(const std::filesystem::path& path) {
   IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
-  const std::span<const std::byte> bytes = file->bytes();
-  const std::string_view head(reinterpret_cast<const char*>(bytes.data()),
-                              std::min(bytes.size(), kNpyMagic.size()));
-  if (head == kNpyMagic) {
-    return Fail(Error(ErrorCode::kInvalidArgument,
-                      "this is a .npy file, which holds one unnamed tensor: give it as "
-                      "--input NAME=" +
-                          path.string())
-                    .InFile(path.string()));
+  switch (io::DetectTensorFileFormat(file->bytes(), path)) {
+    case io::TensorFileFormat::kNpy:
+      return Fail(Error(ErrorCode::kInvalidArgument,
+                        "this is a .npy file, which holds one unnamed tensor: give it as "
+                        "--input NAME=" +
+                            path.string())
+                      .InFile(path.string()));
+    case io::TensorFileFormat::kSafetensors:
+      return FromSafetensors(file, path);
+    case io::TensorFileFormat::kPickle:
+      break;
   }
-  // A safetensors header is JSON that starts with '{' right after its 8-byte length. Anything
-  // else that is not named .safetensors goes to the pickle reader, which names what it finds
-  // (a forbidden global such as os.system, a protocol 0/1 pickle) instead of a safetensors
-  // header length made of pickle opcodes.
-  const bool safetensors_shape = bytes.size() > kSafetensorsJsonStart &&
-                                 bytes[kSafetensorsJsonStart] == std::byte{'{'};
-  if (!bytes.empty() && bytes[0] == kPickleProto) return FromPickle(file, path);
-  if (safetensors_shape || path.extension() == ".safetensors") return FromSafetensors(file, path);
   return FromPickle(file, path);
 }
 

@@ -47,9 +47,9 @@ struct NpyInput {
 // the file and the input.
 Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs);
 
-// Reads a pickle of {name: numpy array} or a safetensors file, told apart by content (a
-// pickle of protocol 2+ starts with the PROTO opcode 0x80, a safetensors header with '{' at
-// byte 8), else by a .safetensors name, else read as a pickle. A .npy file here is
+// Reads a pickle of {name: numpy array} or a safetensors file, told apart by
+// io::DetectTensorFileFormat (the safetensors structure, then the pickle magic, then a
+// .safetensors name, else read as a pickle). A .npy file here is
 // kInvalidArgument (it needs a name: --input NAME=FILE); otherwise the errors of the readers,
 // naming the file.
 Expected<TensorSet> LoadTensorFile(const std::filesystem::path& file);
