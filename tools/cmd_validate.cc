@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "core/text.h"
 #include "cmd_validate.h"
 #include "command.h"
 #include "iotx/io_transposes.h"
@@ -26,13 +27,18 @@ class Report {
     for (Error& e : errors) errors_.push_back(std::move(e));
   }
   void Add(Error error) { errors_.push_back(std::move(error)); }
+  // Problems of `file` found beyond the listed ones (a check lists at most 1000 per file).
+  void NotListed(size_t count, const std::string& file) {
+    if (count > 0) not_listed_.push_back({file, count});
+    not_listed_total_ += count;
+  }
   void Warn(std::vector<Warning> warnings, const std::string& file) {
     for (Warning& w : warnings) {
       if (w.file.empty()) w.file = file;
       warnings_.push_back(std::move(w));
     }
   }
-  size_t error_count() const { return errors_.size(); }
+  size_t error_count() const { return errors_.size() + not_listed_total_; }
   void Summary(const std::string& what, size_t errors_before, const std::string& ok_detail) {
     const size_t found = errors_.size() - errors_before;
     summaries_.push_back(what + ": " +
@@ -43,16 +49,22 @@ class Report {
 
   int Print(bool json) const {
     if (json) {
-      std::cout << DiagnosticsToJson(errors_, warnings_) << '\n';
+      std::cout << DiagnosticsToJson(errors_, warnings_, not_listed_) << '\n';
     } else {
       for (const Warning& w : warnings_) PrintWarning(w);
       for (const Error& e : errors_) PrintError(e);
-      for (const std::string& line : summaries_) std::cout << line << '\n';
+      for (const NotListedCount& n : not_listed_) {
+        std::cerr << "iotx: error: " << EscapeControl(n.file) << ": " << n.count
+                  << " more problem" << (n.count == 1 ? "" : "s") << " not listed\n";
+      }
+      for (const std::string& line : summaries_) std::cout << EscapeControl(line) << '\n';
     }
-    return errors_.empty() ? kExitOk : kExitFailure;
+    return errors_.empty() && not_listed_total_ == 0 ? kExitOk : kExitFailure;
   }
 
  private:
+  std::vector<NotListedCount> not_listed_;
+  size_t not_listed_total_ = 0;
   std::vector<Error> errors_;
   std::vector<Warning> warnings_;
   std::vector<std::string> summaries_;
@@ -73,6 +85,7 @@ std::optional<Netlist> CheckNetlistFile(const std::string& path, Report& report)
   schema::NetlistCheck check = schema::CheckNetlist(*text, path);
   const bool ok = check.errors.empty();
   report.Add(std::move(check.errors));
+  report.NotListed(check.errors_not_listed, path);
   report.Summary(
       path, before,
       Count(check.netlist.partitions.size(), "partition", "partitions") + ", " +
@@ -94,6 +107,7 @@ SpecMap CheckIoTransposesFile(const std::string& path, Report& report) {
   options.duplicate_name_is_error = true;  // validate is strict where the consumer only warns
   schema::IoTransposesCheck check = schema::CheckIoTransposes(*text, path, options);
   report.Add(std::move(check.errors));
+  report.NotListed(check.errors_not_listed, path);
   report.Warn(std::move(check.warnings), path);
   report.Summary(path, before, Count(check.specs.size(), "io_transpose", "io_transposes"));
   return std::move(check.specs);
