@@ -20,15 +20,21 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
   d.perm = Dims(perm);
   d.elem_bytes = static_cast<int64_t>(element_size);
   d.options = options;
-  d.bytes = kernels::ProblemBytes(unfolded);
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
+  PlanStages(std::move(unfolded), d);
+  return std::make_shared<const Plan>(std::move(d));
+}
+
+void PlanStages(kernels::Problem unfolded, PlanData& d) {
+  const PlanOptions& options = d.options;
+  d.bytes = kernels::ProblemBytes(unfolded);
   d.run = kernels::ChooseRunItems();
   d.target = kernels::ChosenTargetName();
   d.vector_bytes = kernels::ChosenVectorBytes();
   d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.unfolded = std::move(unfolded);
   d.folded = kernels::Fold(d.unfolded);
-  if (d.bytes == 0) return std::make_shared<const Plan>(std::move(d));
+  if (d.bytes == 0) return;
 
   d.kernel = &kernels::ChooseKernel(d.folded);
   const kernels::KernelKind kind = d.kernel->kind;
@@ -43,7 +49,6 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
                                    d.threads_hint);
   }
   d.nest = kernels::BuildNest(d.folded, kind, d.tile, d.split, streaming);
-  return std::make_shared<const Plan>(std::move(d));
 }
 
 size_t PlanBytes(const Plan& plan) { return static_cast<size_t>(plan.data().bytes); }
