@@ -32,7 +32,7 @@ void BM_Apply(benchmark::State& state, const Case& c) {
     state.SkipWithError(t.error().ToString().c_str());
     return;
   }
-  const size_t bytes = t->input_bytes(0);
+  const size_t bytes = *t->input_bytes(0);
   std::vector<char> src(bytes, 1), dst(bytes);
   for (auto _ : state) {
     auto s = t->Apply(0, {src.data(), bytes}, {dst.data(), bytes});
