@@ -27,8 +27,10 @@ Claims PlanClaims(const PlanData& d, const ExecuteOptions& options) {
   Claims c;
   const int64_t items = d.nest.items;
   c.count = items;
-  const int threads = ThreadsFor(d.options, options);
-  if (d.bytes < kernels::kParallelMinBytes || items <= 1 || threads <= 1) {
+  // Small outputs stay on the calling thread without asking oneTBB anything.
+  const int threads =
+      d.bytes < kernels::kParallelMinBytes || items <= 1 ? 1 : ThreadsFor(d.options, options);
+  if (threads <= 1) {
     c.unit = items;
     c.count = 1;
     return c;

@@ -120,6 +120,11 @@ Status RunBox(const PlanData& whole, Problem box, const uint8_t* src, uint8_t* d
   }
   PlanData d;
   d.options = whole.options;
+  // Items sized for the threads this call may use; a call limited to the calling thread (or
+  // to the caller's pool) also keeps the planner from asking oneTBB for its concurrency.
+  if (options.max_threads > 0 || options.parallel_for != nullptr) {
+    d.options.max_threads = ThreadsFor(whole.options, options);
+  }
   PlanStages(std::move(box), d);
   return RunPlan(d, src, dst, options);
 }
