@@ -63,7 +63,7 @@ void Gather(const Problem& p, const uint8_t* src, uint8_t* dst, int64_t begin, i
     return;
   }
   // Odometer over dims 0..m-2 (dim 0 limited to [begin, end)), inner dim in the loop.
-  int64_t idx[kernels::kMaxRank + 2] = {};
+  int64_t idx[kMaxRank + 2] = {};
   idx[0] = begin;
   const uint8_t* s = src + begin * p.dims[0].src_stride;
   uint8_t* t = dst + begin * p.dims[0].dst_stride;

@@ -16,7 +16,6 @@
 
 #include "iotx/io_transposes.h"
 #include "iotx/runtime.h"
-#include "kernels/problem.h"
 #include "runtime/transformer_internal.h"
 
 // One allocation: the struct, then the message's bytes (released with iotx_error_free).
@@ -159,10 +158,10 @@ iotx::Expected<std::vector<iotx::ParameterDesc>> ToParameters(const char* functi
   for (size_t i = 0; i < count; ++i) {
     const iotx_parameter& p = parameters[i];
     const std::string where = std::string(function) + ": parameters[" + std::to_string(i) + "]";
-    if (p.rank > iotx::kernels::kMaxRank) {
+    if (p.rank > iotx::kMaxRank) {
       return iotx::Fail(ErrorCode::kUnsupported,
                         where + ".rank is " + std::to_string(p.rank) + "; the maximum is " +
-                            std::to_string(iotx::kernels::kMaxRank));
+                            std::to_string(iotx::kMaxRank));
     }
     if (p.dims == nullptr && p.rank != 0) {
       return iotx::Fail(ErrorCode::kInvalidArgument,

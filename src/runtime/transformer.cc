@@ -12,11 +12,12 @@
 
 #include "core/overlap.h"
 #include "core/parallel.h"
+#include "core/text.h"
 #include "iotx/attributes.h"
 #include "iotx/runtime.h"
-#include "kernels/problem.h"
 #include "runtime/plan_cache.h"
 #include "runtime/transformer_internal.h"
+#include "schema/unknown_input.h"
 
 namespace iotx {
 namespace runtime {
@@ -30,8 +31,6 @@ constexpr size_t kParallelAcrossInputsBytes = size_t{1} << 20;
 constexpr size_t kLargeInputBytes = 512 * 1024;
 // Echoed names are cut to this many bytes, as the schema code cuts input names.
 constexpr size_t kMaxEchoBytes = 200;
-// Names listed in one message before "and N more".
-constexpr size_t kMaxListedNames = 8;
 
 // The first `max` bytes of `text`, cut on a UTF-8 boundary.
 std::string_view Head(std::string_view text, size_t max) {
@@ -48,13 +47,9 @@ std::string Quote(std::string_view name) {
   return out;
 }
 
-// "\"a\", \"b\" and 3 more"
+// Names as a message lists them: quoted, each cut, the first few (ListFirstNames).
 std::string QuoteList(std::span<const std::string> names) {
-  std::string out;
-  const size_t shown = std::min(names.size(), kMaxListedNames);
-  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + Quote(names[i]);
-  if (names.size() > shown) out += " and " + std::to_string(names.size() - shown) + " more";
-  return out;
+  return ListFirstNames(names, [](const std::string& name) { return Quote(name); });
 }
 
 std::string Describe(size_t index, std::string_view name) {
@@ -93,10 +88,10 @@ Expected<Input> MakeInput(size_t index, std::string name, const ParameterDesc& p
     return Fail(ParameterError(ErrorCode::kInvalidArgument, index, input.name,
                                "element_size must be at least 1 byte"));
   }
-  if (parameter.shape.size() > kernels::kMaxRank) {
+  if (parameter.shape.size() > kMaxRank) {
     return Fail(ParameterError(ErrorCode::kUnsupported, index, input.name,
                                "rank " + std::to_string(parameter.shape.size()) +
-                                   " exceeds the maximum of " + std::to_string(kernels::kMaxRank)));
+                                   " exceeds the maximum of " + std::to_string(kMaxRank)));
   }
   for (size_t d = 0; d < parameter.shape.size(); ++d) {
     if (parameter.shape[d] < 0) {
@@ -133,12 +128,8 @@ Expected<Input> MakeInput(size_t index, std::string name, const ParameterDesc& p
   }
 
   if (spec) {
-    if (Status s = ValidateSpec(*spec); !s) {
+    if (Status s = CheckSpecFits(*spec, parameter.shape, input.name); !s) {
       return Fail(ParameterError(s.error().code, index, input.name, s.error().message));
-    }
-    if (Status s = CheckElementCount(*spec, *count); !s) {
-      return Fail(ParameterError(ErrorCode::kReshapeSizeMismatch, index, input.name,
-                                 s.error().message));
     }
     input.output_shape = DeviceShape(*spec);
     input.changes_layout = input.bytes != 0 && !KeepsLayout(*spec);
@@ -363,19 +354,17 @@ Expected<StatePtr> BuildFromSpecs(const SpecMap& specs, std::span<const Paramete
     if (!names.contains(entry.input_name)) state->ignored_specs.push_back(entry.input_name);
   }
   if (!state->ignored_specs.empty() && !options.ignore_unmatched_specs) {
-    std::vector<std::string> parameter_names;
-    for (const ParameterDesc& p : parameters) parameter_names.push_back(p.name);
-    const size_t unmatched = state->ignored_specs.size();
-    return Fail(Error(ErrorCode::kUnknownInput,
-                      std::to_string(unmatched) +
-                          (unmatched == 1 ? " io_transposes entry names" : " io_transposes entries name") +
-                          " no parameter: " + QuoteList(state->ignored_specs) +
-                          "; the parameters are " +
-                          (parameters.empty() ? std::string("none") : QuoteList(parameter_names)) +
-                          ". Its input would reach the device in the wrong layout; to ignore "
-                          "such entries, set ignore_unmatched_specs (C: "
-                          "IOTX_BUILD_IGNORE_UNMATCHED_SPECS)")
-                    .AtKey(std::string(Head(state->ignored_specs.front(), kMaxEchoBytes))));
+    const std::vector<std::string>& unmatched = state->ignored_specs;
+    Error error = UnknownInputError(
+        Head(unmatched.front(), kMaxEchoBytes), "the model's parameters",
+        ListFirstNames(parameters, [](const ParameterDesc& p) { return Quote(p.name); }));
+    if (unmatched.size() > 1) {
+      error.message += "; nor are " + QuoteList(std::span(unmatched).subspan(1));
+    }
+    error.message +=
+        ". Its input would reach the device in the wrong layout; to ignore such entries, set "
+        "ignore_unmatched_specs (C: IOTX_BUILD_IGNORE_UNMATCHED_SPECS)";
+    return Fail(std::move(error));
   }
 
   state->inputs.reserve(parameters.size());
