@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ struct BenchArgs {
   double min_seconds = 0.02;
   bool json = false;
   bool no_huge_pages = false;
+  std::string stores = "auto";
 };
 
 // Seconds per run of `fn`, timed over `iters` back-to-back runs.
@@ -45,6 +47,9 @@ int RunBench(const BenchArgs& args) {
   const size_t elem = ElementSize(spec->dtype);
   PlanOptions options;
   options.max_threads = args.threads;
+  options.stores = args.stores == "regular"     ? PlanOptions::Stores::kRegular
+                   : args.stores == "streaming" ? PlanOptions::Stores::kStreaming
+                                                : PlanOptions::Stores::kAuto;
   auto plan = MakePlan(spec->shape, spec->perm, elem, options);
   if (!plan) {
     PrintError(plan.error());
@@ -57,7 +62,8 @@ int RunBench(const BenchArgs& args) {
   }
   const int64_t flat[] = {static_cast<int64_t>(bytes)};
   const int64_t identity[] = {0};
-  PlanOptions stream_options = options;
+  PlanOptions stream_options;
+  stream_options.max_threads = args.threads;
   stream_options.stores = PlanOptions::Stores::kStreaming;
   auto stream_plan = MakePlan(flat, identity, 1, stream_options);
   if (!stream_plan) {
@@ -148,6 +154,11 @@ void AddBenchCommand(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
+  cmd->add_option("--stores", args->stores,
+                  "The kernel's stores: auto (the planner decides), regular or streaming "
+                  "(cache-bypassing), e.g. regular")
+      ->check(CLI::IsMember({"auto", "regular", "streaming"}))
+      ->capture_default_str();
   cmd->add_flag("--no-huge-pages", args->no_huge_pages,
                 "Do not advise transparent huge pages for the buffers (4 KiB pages)");
   cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });

@@ -22,27 +22,35 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
   d.options = options;
   d.bytes = kernels::ProblemBytes(unfolded);
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
-  d.run = kernels::ChooseRunItems();
-  d.target = kernels::ChosenTargetName();
-  d.vector_bytes = kernels::ChosenVectorBytes();
+  // The streaming threshold is calibrated once per process, and only asked for when the
+  // answer could be yes: outputs of at least twice the L2 with automatic stores.
+  d.machine = kernels::CurrentMachine(false);
+  if (options.stores == PlanOptions::Stores::kAuto && d.bytes >= 2 * d.machine.l2_bytes) {
+    d.machine = kernels::CurrentMachine(true);
+  }
   d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.unfolded = std::move(unfolded);
   d.folded = kernels::Fold(d.unfolded);
   if (d.bytes == 0) return std::make_shared<const Plan>(std::move(d));
 
-  d.kernel = &kernels::ChooseKernel(d.folded);
-  const kernels::KernelKind kind = d.kernel->kind;
-  const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes);
-  d.tile = kernels::ChooseTile(d.folded, kind, streaming);
+  d.strategy = &kernels::ChooseStrategy(d.folded, d.machine);
+  const kernels::Strategy strategy = d.strategy->strategy;
+  const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes, d.machine);
+  d.tile = kernels::ChooseTile(d.folded, strategy, d.machine);
   const int64_t target_items = kernels::TargetItems(d.bytes, d.threads_hint);
-  if (kind == kernels::KernelKind::kCopy) {
-    d.split = kernels::SplitCopy(d.bytes, d.sbuf.leading, target_items);
+  const int64_t partitions = d.sbuf.geometry.partitions;
+  if (strategy == kernels::Strategy::kCopy) {
+    d.split = kernels::SplitCopy(d.bytes, d.sbuf.leading, partitions, target_items);
   } else {
     d.split = kernels::SplitDriver(d.folded, d.tile,
-                                   kernels::FindPartitionUnit(d.folded, d.sbuf.leading), target_items,
-                                   d.threads_hint);
+                                   kernels::FindPartitionUnit(d.folded, d.sbuf.leading, partitions),
+                                   target_items, d.threads_hint);
   }
-  d.nest = kernels::BuildNest(d.folded, kind, d.tile, d.split, streaming);
+  d.nest = kernels::BuildNest(d.folded, strategy, d.tile, d.split, streaming);
+  d.run = kernels::ChooseRunItems(strategy, d.nest.elem_bytes, d.nest.vector_bytes);
+  if (d.run == nullptr) {
+    return Fail(ErrorCode::kUnsupported, "no compiled kernel for the chosen strategy");
+  }
   return std::make_shared<const Plan>(std::move(d));
 }
 
