@@ -27,6 +27,8 @@ std::string DimRole(const PlanData& d, int i) {
   if (i == d.split.blocked_dim) add(fmt::format("driver in blocks of {}", d.split.block));
   if (i == d.tile.rows_dim) add("tile rows (destination-innermost)");
   if (i == d.tile.cols_dim) add("tile columns (source-innermost)");
+  if (i == d.tile.rows2_dim) add("fused into the tile rows");
+  if (i == d.tile.cols2_dim) add("fused into the tile columns");
   if (role.empty()) add("kernel loop");
   return role;
 }
@@ -92,6 +94,7 @@ std::string Describe(const Plan& plan) {
                        n.rows, n.cols, n.cols, n.vector_bytes);
       break;
     case kernels::Strategy::kTiles:
+    case kernels::Strategy::kFusedTiles:
     case kernels::Strategy::kStagedTiles: {
       std::string how;
       const bool avx512 = std::string_view(m.target).starts_with("AVX3");
@@ -108,16 +111,22 @@ std::string Describe(const Plan& plan) {
       }
       s += fmt::format("tile:     micro-tile {} rows x {} columns on {}-byte vectors ({}); whole 64-byte lines out\n",
                        d.tile.tile_rows, d.tile.tile_cols, n.vector_bytes, how);
-      if (n.strategy == kernels::Strategy::kTiles) {
+      if (n.strategy == kernels::Strategy::kFusedTiles) {
+        s += fmt::format("fused:    rows = {} x {} (dim {} continues dim {} in the destination), columns = {} x {} "
+                         "(dim {} continues dim {} in the source)\n",
+                         n.rows_inner, n.rows / n.rows_inner, d.tile.rows2_dim, d.tile.rows_dim, n.cols_inner,
+                         n.cols / n.cols_inner, d.tile.cols2_dim, d.tile.cols_dim);
+      }
+      if (n.stage_pitch == 0) {
         s += fmt::format("walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
-                         "{} B runs per destination row; {} rows = L1d / (2 x {}-byte vector), so one band's "
-                         "source lines fit half the L1\n",
-                         n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.strip_rows, n.vector_bytes);
+                         "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
+                         "band's source lines fit half the L1\n",
+                         n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes);
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
-        s += fmt::format("walk:     blocks of {} rows x {} columns through an L1 buffer of {} (rows {} B apart), "
-                         "then {} B runs per destination row; because {} rows {} B apart fall in too few of "
-                         "the L1's sets ({}-way)\n",
+        s += fmt::format("walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; rows {} B "
+                         "apart), then {} B runs per destination row; because {} rows {} B apart fall in too "
+                         "few of the L1's sets ({}-way)\n",
                          n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
                          n.strip_rows * e, dst_alias ? "destination" : "source",
                          dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways);

@@ -12,7 +12,8 @@ RunItemsFn ChooseRunItems(Strategy strategy, int64_t elem_bytes, int64_t vector_
     case Strategy::kInterleaveRows:
     case Strategy::kDeinterleaveCols:
     case Strategy::kTiles:
-    case Strategy::kStagedTiles: return ChooseTilesRun(strategy, elem_bytes, vector_bytes);
+    case Strategy::kStagedTiles:
+    case Strategy::kFusedTiles: return ChooseTilesRun(strategy, elem_bytes, vector_bytes);
   }
   return nullptr;
 }

@@ -28,6 +28,7 @@ enum class Strategy : uint8_t {
   kDeinterleaveCols,  // 2-4 source-innermost columns: Highway LoadInterleaved{2,3,4}
   kTiles,             // in-register tiles, strips walked band by band, stored in place
   kStagedTiles,       // in-register tiles into an L1 block, written out as destination runs
+  kFusedTiles,        // small planes: the next dims join rows and columns (kTiles' walk)
 };
 
 struct LoopDim {
@@ -64,17 +65,27 @@ struct Nest {
 
   // Tile strategies: the vector the tiles use (16, 32 or 64 bytes; its columns are one band)
   // and the walk. kTiles: `strip_rows` rows are walked band by band, so each destination row
-  // gets strip_rows * elem_bytes bytes in one run. kStagedTiles: blocks of strip_rows x
-  // block_cols go through an L1 buffer whose destination rows are `stage_pitch` bytes apart.
+  // gets strip_rows * elem_bytes bytes in one run. kStagedTiles (and kFusedTiles with
+  // stage_pitch > 0): blocks of strip_rows x block_cols go through a buffer whose destination
+  // rows are `stage_pitch` bytes apart, then leave as destination runs.
   int64_t vector_bytes = 16;
   int64_t strip_rows = 1;
   int64_t block_cols = 1;
   int64_t stage_pitch = 0;
+  // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
+  // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
+  // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride
+  // apart), consecutive in the source.
+  int64_t rows_inner = 1;
+  int64_t src_outer_row_stride = 0;
+  int64_t cols_inner = 1;
+  int64_t dst_outer_col_stride = 0;
 
   int64_t copy_bytes = 0;  // kCopy: total bytes
 };
 
-// The largest L1 block a staged strategy uses (a stack buffer of the kernels).
-inline constexpr int64_t kMaxStageBytes = 32 * 1024;
+// The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
+// 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it.
+inline constexpr int64_t kMaxStageBytes = 128 * 1024;
 
 }  // namespace iotx::kernels

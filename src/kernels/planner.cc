@@ -1,6 +1,7 @@
 #include "kernels/planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <numeric>
 
@@ -46,6 +47,60 @@ bool DeinterleavesCols(const Problem& p, const Machine&) {
   return cols.n >= 2 && cols.n <= 4 && RowsDim(p).src_stride == cols.n * p.elem_bytes;
 }
 
+// The tile of a fused plane: the target's full vector (a fused plane's columns fill it).
+struct Fusion {
+  int rows2 = -1, cols2 = -1;
+  int64_t rows = 0, cols = 0;  // the fused extents
+};
+
+bool Divides(int64_t a, int64_t b) { return a > 0 && b % a == 0; }
+
+// Tiles hold whole registers only on AVX-512 for every width, elsewhere from 8 bytes up
+// (kTileInRegisters in tiles-inl.h): fused planes need that.
+bool TilesInRegisters(int64_t e, const Machine& m) { return m.vector_bytes >= 64 || e >= 8; }
+
+// Rows shorter than a band walk's strip are joined by the dim that continues them in the
+// destination, columns narrower than four bands by the dim that continues them in the
+// source, where every tile then sees the same offsets and no tile is partial.
+Fusion FindFusion(const Problem& p, const Machine& m) {
+  Fusion f;
+  if (!IsTilePlane(p) || !TilesInRegisters(p.elem_bytes, m)) return f;
+  const int64_t e = p.elem_bytes;
+  const int rows_dim = static_cast<int>(p.dims.size()) - 1;
+  const int cols_dim = SourceInnerDim(p);
+  const Dim& rows = p.dims[static_cast<size_t>(rows_dim)];
+  const Dim& cols = p.dims[static_cast<size_t>(cols_dim)];
+  const int64_t tile_rows = TileRows(e);
+  const int64_t tile_cols = std::max<int64_t>(1, m.vector_bytes / e);
+  const int64_t strip_rows = std::max(tile_rows, m.l1d_bytes / (2 * m.vector_bytes));
+  f.rows = rows.n;
+  f.cols = cols.n;
+  for (int i = 0; i < static_cast<int>(p.dims.size()); ++i) {
+    if (i == rows_dim || i == cols_dim) continue;
+    const Dim& d = p.dims[static_cast<size_t>(i)];
+    if (f.rows2 < 0 && rows.n < strip_rows && d.dst_stride == rows.n * e &&
+        (Divides(tile_rows, rows.n) || Divides(rows.n, tile_rows)) &&
+        Divides(tile_rows, rows.n * d.n)) {
+      f.rows2 = i;
+      f.rows = rows.n * d.n;
+    } else if (f.cols2 < 0 && cols.n < 4 * tile_cols && d.src_stride == cols.n * e &&
+               (Divides(tile_cols, cols.n) || Divides(cols.n, tile_cols)) &&
+               Divides(tile_cols, cols.n * d.n)) {
+      f.cols2 = i;
+      f.cols = cols.n * d.n;
+    }
+  }
+  if (f.rows % tile_rows != 0 || f.cols % tile_cols != 0 || (f.rows2 < 0 && f.cols2 < 0)) {
+    return Fusion{};
+  }
+  return f;
+}
+
+bool FusesTiles(const Problem& p, const Machine& m) {
+  const Fusion f = FindFusion(p, m);
+  return f.rows2 >= 0 || f.cols2 >= 0;
+}
+
 // Staging pays when one side's lines in flight alias in L1 and the plane holds whole blocks.
 bool StagesTiles(const Problem& p, const Machine& m) {
   if (!IsTilePlane(p)) return false;
@@ -56,6 +111,28 @@ bool StagesTiles(const Problem& p, const Machine& m) {
   if (rows.n < TileRows(e) || cols.n < 2 * tile_cols) return false;
   return StrideAliases(cols.dst_stride, tile_cols, m) ||
          StrideAliases(rows.src_stride, TileRows(e), m);
+}
+
+// An L2 block for a staged walk: as many bytes as an eighth of the L2 (the block, the source
+// lines in flight and the destination lines leaving share it), at most kMaxStageBytes, shaped
+// so source runs are twice the destination runs, destination rows an odd number of lines
+// apart so they spread over every L1 set. Measured on 8192^2 f32 (DRAM) / 1024^2 f32 (cache):
+// blocks of 176 x 32 (L1-sized) 0.49 / 0.41x memcpy, 128 rows x 256 columns 0.71 / 0.61,
+// 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31.
+void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m) {
+  const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes);
+  int64_t rows_fit = static_cast<int64_t>(std::sqrt(static_cast<double>(budget) / (2.0 * static_cast<double>(e))));
+  rows_fit = std::clamp(rows_fit / tile.tile_rows * tile.tile_rows, tile.tile_rows, rows_cap);
+  int64_t lines = (rows_fit * e + 63) / 64 + 1;
+  if (lines % 2 == 0) ++lines;
+  tile.stage_pitch = lines * 64;
+  const int64_t cols_cap = std::max(tile.tile_cols, cols / tile.tile_cols * tile.tile_cols);
+  tile.block_cols = std::clamp(budget / tile.stage_pitch / tile.tile_cols * tile.tile_cols,
+                               tile.tile_cols, cols_cap);
+  while (tile.block_cols * tile.stage_pitch > kMaxStageBytes && tile.block_cols > tile.tile_cols) {
+    tile.block_cols -= tile.tile_cols;
+  }
+  tile.strip_rows = rows_fit;
 }
 
 constexpr StrategyCandidate kCandidates[] = {
@@ -69,6 +146,10 @@ constexpr StrategyCandidate kCandidates[] = {
      InterleavesRows},
     {Strategy::kDeinterleaveCols, "deinterleave-cols",
      "2-4 source-innermost columns of a contiguous source", DeinterleavesCols},
+    {Strategy::kFusedTiles, "fused-tiles",
+     "a small plane: the dim that continues the rows in the destination joins them, the dim "
+     "that continues the columns in the source joins those, so tiles and runs span both",
+     FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
      "a tile's destination (or source) lines are a multiple of a power of two apart and "
      "alias in L1: tiles go through an L1 block, destination rows leave as runs",
@@ -143,26 +224,35 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
   const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
   if (strategy == Strategy::kStagedTiles) {
-    // Two bands per block; as many rows as fill half the L1 (at most kMaxStageBytes), the
-    // block's destination rows an odd number of lines apart so they spread over every set.
-    tile.block_cols = 2 * tile.tile_cols;
-    const int64_t budget = std::min(machine.l1d_bytes / 2, kMaxStageBytes);
-    int64_t rows_fit = (budget / tile.block_cols - 64) / e / tile.tile_rows * tile.tile_rows;
-    rows_fit = std::clamp(rows_fit, tile.tile_rows, rows_cap);
-    for (;; rows_fit -= tile.tile_rows) {
-      int64_t lines = CeilDiv(rows_fit * e, 64) + 1;
-      if (lines % 2 == 0) ++lines;
-      tile.stage_pitch = lines * 64;
-      if (tile.block_cols * tile.stage_pitch <= kMaxStageBytes || rows_fit <= tile.tile_rows) break;
+    StageBlock(tile, e, cols.n, rows_cap, machine);
+  } else if (strategy == Strategy::kTiles || strategy == Strategy::kFusedTiles) {
+    if (strategy == Strategy::kFusedTiles) {
+      const Fusion f = FindFusion(folded, machine);
+      tile.fused = true;
+      tile.rows2_dim = f.rows2;
+      tile.cols2_dim = f.cols2;
+      tile.vector_bytes = machine.vector_bytes;
+      tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
+      // Fused dims are far apart by nature (16^6: 4 MiB): stage as kStagedTiles does when
+      // a tile's lines alias.
+      if (StrideAliases(cols.dst_stride, std::min(tile.tile_cols, cols.n), machine) ||
+          StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine)) {
+        const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
+        const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
+        StageBlock(tile, e, fused_cols, fused_rows, machine);
+        tile.row_granule = tile.strip_rows;
+        tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
+        return tile;
+      }
     }
-    tile.strip_rows = rows_fit;
-  } else if (strategy == Strategy::kTiles) {
+    const int64_t plane_rows =
+        tile.rows2_dim >= 0 ? rows.n * folded.dims[static_cast<size_t>(tile.rows2_dim)].n : rows.n;
     // One band reads strip_rows source lines of one vector each: half the L1 holds them and
     // the lines the hardware prefetches for the next band (768^2 f32 in cache: bands of 64
     // rows 0.72x memcpy, 384 rows 0.70-0.77; DRAM 8000^2: 64 rows 0.74, 384 rows 0.84-0.85).
     tile.strip_rows = std::max(tile.tile_rows, machine.l1d_bytes / (2 * tile.vector_bytes) /
                                                    tile.tile_rows * tile.tile_rows);
-    tile.strip_rows = std::min(tile.strip_rows, rows_cap);
+    tile.strip_rows = std::min(tile.strip_rows, RoundUp(plane_rows, tile.tile_rows));
   } else {
     tile.strip_rows = tile.tile_rows;
   }
@@ -189,7 +279,9 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   if (target_items <= 1) return split;
   const int m = static_cast<int>(folded.dims.size());
   const int64_t e = folded.elem_bytes;
-  const auto is_tile = [&](int i) { return i == tile.rows_dim || i == tile.cols_dim; };
+  const auto is_tile = [&](int i) {
+    return i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim;
+  };
   const auto take_whole = [&](int i) {
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     split.driver.push_back({d.n, d.src_stride, d.dst_stride});
@@ -228,6 +320,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
         take_whole(i);
         continue;
       }
+      if (is_tile(i) && tile.fused) break;  // a fused plane is never cut
       int64_t granule = i == tile.rows_dim ? tile.row_granule : i == tile.cols_dim ? tile.col_granule : 1;
       if (i == 0 && d.n >= 2 * unit.d0_per_tile) {
         granule = std::lcm(granule, unit.d0_per_tile);  // claims end on partition tiles
@@ -268,7 +361,9 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     }
   }
   // 2. Blocks of tile rows.
-  if (split.items < target_items && block_dim(tile.rows_dim, tile.row_granule, 1)) return split;
+  if (!tile.fused && split.items < target_items && block_dim(tile.rows_dim, tile.row_granule, 1)) {
+    return split;
+  }
   // 3. The other dims, outermost in source order first.
   for (int i : order) {
     if (split.items >= target_items) break;
@@ -281,7 +376,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     }
   }
   // 4. Blocks of columns.
-  if (split.items < target_items) block_dim(tile.cols_dim, tile.col_granule, min_cols);
+  if (!tile.fused && split.items < target_items) block_dim(tile.cols_dim, tile.col_granule, min_cols);
   return split;
 }
 
@@ -355,6 +450,20 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   nest.strip_rows = tile.strip_rows;
   nest.block_cols = tile.block_cols;
   nest.stage_pitch = tile.stage_pitch;
+  nest.rows_inner = rows.n;
+  nest.src_outer_row_stride = rows.n * rows.src_stride;
+  nest.cols_inner = cols.n;
+  nest.dst_outer_col_stride = cols.n * cols.dst_stride;
+  if (tile.rows2_dim >= 0) {
+    const Dim& r2 = folded.dims[static_cast<size_t>(tile.rows2_dim)];
+    nest.rows = rows.n * r2.n;
+    nest.src_outer_row_stride = r2.src_stride;
+  }
+  if (tile.cols2_dim >= 0) {
+    const Dim& c2 = folded.dims[static_cast<size_t>(tile.cols2_dim)];
+    nest.cols = cols.n * c2.n;
+    nest.dst_outer_col_stride = c2.dst_stride;
+  }
 
   // Kernel loops: the dims the driver left, except the plane's, plus a row copy's row-block
   // loop (the tile strategies walk all rows of the plane themselves).
@@ -364,7 +473,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   };
   std::vector<Entry> entries;
   for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
-    if (i == tile.rows_dim || i == tile.cols_dim) continue;
+    if (i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim) continue;
     if (std::find(split.whole.begin(), split.whole.end(), i) != split.whole.end()) continue;
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     entries.push_back({{d.n, d.src_stride, d.dst_stride}, i});

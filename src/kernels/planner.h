@@ -28,7 +28,8 @@ struct StrategyCandidate {
   bool (*applies)(const Problem& folded, const Machine& machine);
 };
 
-// copy, row-copy, interleave-rows, deinterleave-cols, staged-tiles, tiles: in the order tried.
+// copy, row-copy, interleave-rows, deinterleave-cols, fused-tiles, staged-tiles, tiles: in the
+// order tried.
 std::span<const StrategyCandidate> StrategyCandidates();
 // The first candidate that applies to a folded, non-empty problem (one always does).
 const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine);
@@ -49,6 +50,11 @@ struct Tile {
   int64_t strip_rows = 1;    // kTiles: rows per band walk; kStagedTiles: rows per L1 block
   int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
   int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
+  // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
+  // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
+  int rows2_dim = -1;
+  int cols2_dim = -1;
+  bool fused = false;
   int64_t row_granule = 1;   // smallest row block a thread split may cut
   int64_t col_granule = 1;   // smallest column block a thread split may cut
 };

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "kernels/copy-inl.h"
@@ -36,6 +37,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Unsigned lane type for an element of kElem bytes (16-byte elements use 8-byte lanes).
 template <size_t kElem>
 using LaneT = hwy::UnsignedFromSize<(kElem > 8 ? 8 : kElem)>;
+
+// Where row r and column c of a fused plane (Strategy::kFusedTiles, nest.h) start.
+struct FusedGeometry {
+  int64_t rows_inner, src_row_stride, src_outer_row_stride;
+  int64_t cols_inner, dst_col_stride, dst_outer_col_stride;
+  int64_t RowSrc(int64_t r) const {
+    return r / rows_inner * src_outer_row_stride + r % rows_inner * src_row_stride;
+  }
+  int64_t ColDst(int64_t c) const {
+    return c / cols_inner * dst_outer_col_stride + c % cols_inner * dst_col_stride;
+  }
+};
 
 #if HWY_TARGET == HWY_SCALAR
 // The portable fallback target: one element at a time (the SIMD targets never come here).
@@ -64,6 +77,16 @@ template <size_t kElem, class D>
 HWY_INLINE void InterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
                                 size_t rows, size_t cols, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+template <size_t kElem, class D>
+HWY_INLINE void FusedPlane(D, const uint8_t* src, uint8_t* dst, size_t rows, size_t cols,
+                           const FusedGeometry& g, size_t, size_t, size_t, bool) {
+  for (size_t c = 0; c < cols; ++c) {
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem,
+                  src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem, kElem);
+    }
+  }
 }
 template <size_t kElem, class D>
 HWY_INLINE void DeinterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
@@ -256,13 +279,29 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line) {
 // bytes), which turns every 4 consecutive rows into one row of 4-byte elements, and then run
 // the 4-byte tile on those: a 64-byte destination line is always 16 four-byte pieces.
 // Shuffles per KiB on AVX-512: 64 (4-byte), 80 (2-byte), 96 (1-byte).
-template <size_t kElem, bool kStream, class D>
+//
+// kTable: the rows and columns of a fused plane (Strategy::kFusedTiles) are not one stride
+// apart; row k of the tile is at src + row_off[k] and column j's line at dst + col_off[j].
+template <size_t kElem, bool kStream, bool kTable = false, class D>
 HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                                   uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride) {
+                                   uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
+                                   const int64_t* row_off = nullptr,
+                                   const int64_t* col_off = nullptr) {
   using Shape = TileShape<kElem, D>;
   using T = hn::TFromD<D>;
   const auto row = [&](size_t r) {
-    return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride);
+    if constexpr (kTable) {
+      return reinterpret_cast<const T*>(src + row_off[r]);
+    } else {
+      return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride);
+    }
+  };
+  const auto line = [&](size_t col) {
+    if constexpr (kTable) {
+      return dst + col_off[col];
+    } else {
+      return dst + static_cast<int64_t>(col) * dst_row_stride;
+    }
   };
   if constexpr (kElem >= 4) {
     constexpr size_t kB = Shape::kB;
@@ -274,13 +313,16 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
     for (size_t g = 0; g < 4; ++g) {
       HWY_UNROLL(16)
       for (size_t r = 0; r < kB; ++r) {
-        v[g][r] = hn::LoadU(d, reinterpret_cast<const T*>(p));
-        p += src_row_stride;
+        if constexpr (kTable) {
+          v[g][r] = hn::LoadU(d, row(g * kB + r));
+        } else {
+          v[g][r] = hn::LoadU(d, reinterpret_cast<const T*>(p));
+          p += src_row_stride;
+        }
       }
       InterleaveRounds(d, v[g]);
     }
-    StoreLines<kB, kStream>(
-        d, v, [&](size_t col) { return dst + static_cast<int64_t>(col) * dst_row_stride; });
+    StoreLines<kB, kStream>(d, v, line);
   } else {
     const hn::Repartition<uint8_t, D> d8;
     const hn::Repartition<uint16_t, D> d16;
@@ -327,8 +369,7 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       // upper interleaves took the first and second half of each block's columns.
       const size_t offset = kElem == 2 ? 4 * h : 8 * (h >> 1) + 4 * (h & 1);
       StoreLines<4, kStream>(d32, z, [&](size_t lane) {
-        const size_t col = (lane / 4) * kPerBlock + offset + lane % 4;
-        return dst + static_cast<int64_t>(col) * dst_row_stride;
+        return line((lane / 4) * kPerBlock + offset + lane % 4);
       });
     }
   }
@@ -577,6 +618,85 @@ HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t
   return r;
 }
 
+
+// Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
+// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256 and is walked like kTiles: strips
+// of strip_rows rows band by band, destination rows written in runs across the dims. The
+// planner fuses only where every tile's rows (columns) lie at the same offsets from its first
+// (one inner dim divides the tile or the tile divides it) and the plane has no partial tiles;
+// those offsets are computed once per plane. (16^6 f32 reversed, one 16 x 16 plane per
+// kernel-loop position: 0.25x memcpy.)
+template <size_t kElem, class D>
+HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                           size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
+                           size_t block_cols, size_t pitch, bool streaming) {
+  using Shape = TileShape<kElem, D>;
+  if constexpr (kTileInRegisters<kElem>) {
+    int64_t row_off[Shape::kRows];
+    int64_t col_off[Shape::kCols];
+    for (size_t k = 0; k < Shape::kRows; ++k) row_off[k] = g.RowSrc(static_cast<int64_t>(k));
+    if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
+      alignas(64) uint8_t stage[kMaxStageBytes];
+      for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
+      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
+        const size_t n = std::min(strip_rows, rows - r0);
+        for (size_t c0 = 0; c0 < cols; c0 += block_cols) {
+          const size_t m = std::min(block_cols, cols - c0);
+          for (size_t r = r0; r < r0 + n; r += Shape::kRows) {
+            const uint8_t* s = src + g.RowSrc(static_cast<int64_t>(r));
+            for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
+              TransposeTileLines<kElem, false, true>(d, s + c * kElem, 0,
+                                                     stage + (c - c0) * pitch + (r - r0) * kElem,
+                                                     0, row_off, col_off);
+            }
+          }
+          for (size_t j = 0; j < m; ++j) {
+            uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
+            if (streaming) {
+              StreamBytes(stage + j * pitch, run, n * kElem);
+            } else {
+              CopyBytes(stage + j * pitch, run, n * kElem);
+            }
+          }
+        }
+      }
+      return;
+    }
+    for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = g.ColDst(static_cast<int64_t>(j));
+    const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                        g.dst_col_stride % kLineBytes == 0 && g.dst_outer_col_stride % kLineBytes == 0;
+    const auto walk = [&](auto stream_tag) {
+      constexpr bool kStream = decltype(stream_tag)::value;
+      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
+        const size_t r1 = std::min(rows, r0 + strip_rows);
+        for (size_t c = 0; c < cols; c += Shape::kCols) {
+          uint8_t* t = dst + g.ColDst(static_cast<int64_t>(c));
+          for (size_t r = r0; r < r1; r += Shape::kRows) {
+            TransposeTileLines<kElem, kStream, true>(d, src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
+                                                     0, t + r * kElem, 0, row_off, col_off);
+          }
+        }
+      }
+    };
+    if (stream) {
+      walk(std::true_type());
+    } else {
+      walk(std::false_type());
+    }
+  } else {
+    (void)d;
+    (void)strip_rows;
+    (void)block_cols;
+    (void)pitch;
+    (void)streaming;
+    for (size_t c = 0; c < cols; ++c) {
+      for (size_t r = 0; r < rows; ++r) {
+        CopyBytes(src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
+                  dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem, kElem);
+      }
+    }
+  }
+}
 
 // Strategy::kInterleaveRows on one plane: `rows` (2-4) rows whose columns are consecutive in
 // the destination; columns past the last whole vector through the staged edge path.

@@ -1,6 +1,6 @@
 // The tile strategies' translation unit, compiled once per SIMD target (Highway
-// foreach_target): kTiles, kStagedTiles, kInterleaveRows and kDeinterleaveCols for every width
-// of widths.inc. ChooseTilesRun() resolves the target once, at planning.
+// foreach_target): kTiles, kStagedTiles, kFusedTiles, kInterleaveRows and kDeinterleaveCols
+// for every width of widths.inc. ChooseTilesRun() resolves the target once, at planning.
 #include "kernels/dispatch.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -27,6 +27,8 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const auto strip_rows = static_cast<size_t>(nest.strip_rows);
   const auto block_cols = static_cast<size_t>(nest.block_cols);
   const auto pitch = static_cast<size_t>(nest.stage_pitch);
+  const FusedGeometry fused{nest.rows_inner, ss, nest.src_outer_row_stride,
+                            nest.cols_inner, ds, nest.dst_outer_col_stride};
   ForEachItem(nest, src, dst, begin, end, [&](const uint8_t* s, uint8_t* t, const ItemExtents& ext) {
     RunLoops(nest, ext, s, t, [&](const uint8_t* s2, uint8_t* t2, int64_t rows, int64_t cols) {
       const auto r = static_cast<size_t>(rows);
@@ -35,6 +37,8 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
         TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming);
       } else if constexpr (kStrategy == Strategy::kStagedTiles) {
         StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, streaming);
+      } else if constexpr (kStrategy == Strategy::kFusedTiles) {
+        FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, streaming);
       } else if constexpr (kStrategy == Strategy::kInterleaveRows) {
         InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
       } else {
@@ -73,6 +77,7 @@ template <size_t kElem>
 RunItemsFn RunForStrategy(Strategy strategy, int64_t vector_bytes) {
   switch (strategy) {
     case Strategy::kStagedTiles: return RunForVector<Strategy::kStagedTiles, kElem>(vector_bytes);
+    case Strategy::kFusedTiles: return RunForVector<Strategy::kFusedTiles, kElem>(vector_bytes);
     case Strategy::kInterleaveRows:
       if constexpr (kElem <= 8) return RunForVector<Strategy::kInterleaveRows, kElem>(vector_bytes);
       break;

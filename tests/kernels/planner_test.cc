@@ -111,13 +111,14 @@ Machine TestMachine() {
 
 TEST(ChooseStrategyTest, TriesTheCandidatesInOrder) {
   const auto list = StrategyCandidates();
-  ASSERT_EQ(list.size(), 6u);
+  ASSERT_EQ(list.size(), 7u);
   EXPECT_EQ(list[0].strategy, Strategy::kCopy);
   EXPECT_EQ(list[1].strategy, Strategy::kRowCopy);
   EXPECT_EQ(list[2].strategy, Strategy::kInterleaveRows);
   EXPECT_EQ(list[3].strategy, Strategy::kDeinterleaveCols);
-  EXPECT_EQ(list[4].strategy, Strategy::kStagedTiles);
-  EXPECT_EQ(list[5].strategy, Strategy::kTiles);
+  EXPECT_EQ(list[4].strategy, Strategy::kFusedTiles);
+  EXPECT_EQ(list[5].strategy, Strategy::kStagedTiles);
+  EXPECT_EQ(list[6].strategy, Strategy::kTiles);
 
   const Machine m = TestMachine();
   EXPECT_EQ(ChooseStrategy(Problem{{}, 96, false}, m).strategy, Strategy::kCopy);
@@ -140,6 +141,34 @@ TEST(ChooseStrategyTest, TriesTheCandidatesInOrder) {
   // 768 x 768 f32: 3 KiB strides reach 4 sets (48 lines) for a tile's 16: in place.
   EXPECT_EQ(ChooseStrategy(Problem{{{768, 4, 3072}, {768, 3072, 4}}, 4, false}, m).strategy,
             Strategy::kTiles);
+  // 16^4 f32 reversed: 16 x 16 planes; dim 1 continues the columns in the source (64 = 16 *
+  // 4), dim 2 the rows in the destination: fused.
+  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  EXPECT_EQ(ChooseStrategy(Fold(*rev), m).strategy, Strategy::kFusedTiles);
+  // 28-row planes do not divide the 16-row tile: not fused.
+  auto odd = MakeProblem(std::vector<int64_t>{28, 28, 28}, std::vector<int64_t>{2, 1, 0}, 4);
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_NE(ChooseStrategy(Fold(*odd), m).strategy, Strategy::kFusedTiles);
+}
+
+TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {
+  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  const Problem p = Fold(*rev);  // destination order: src dims 3, 2, 1, 0
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
+  EXPECT_EQ(tile.rows_dim, 3);
+  EXPECT_EQ(tile.cols_dim, 0);
+  EXPECT_EQ(tile.rows2_dim, 2);  // dst stride 64 = 16 rows of 4 bytes
+  EXPECT_EQ(tile.cols2_dim, 1);  // src stride 64 = 16 columns of 4 bytes
+  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, DriverSplit{}, false);
+  EXPECT_EQ(nest.rows, 256);
+  EXPECT_EQ(nest.cols, 256);
+  EXPECT_EQ(nest.rows_inner, 16);
+  EXPECT_EQ(nest.src_outer_row_stride, 16 * 16 * 4);  // source dim 1
+  EXPECT_EQ(nest.cols_inner, 16);
+  EXPECT_EQ(nest.dst_outer_col_stride, 16 * 16 * 4);  // destination dim 1
+  EXPECT_EQ(nest.loop_rank, 0);
 }
 
 TEST(ChooseStrategyTest, TileWidthsAreTheListedOnes) {
@@ -180,15 +209,15 @@ TEST(ChooseTileTest, NarrowPlanesUseNarrowerVectors) {
   EXPECT_EQ(tile.tile_cols, 8);
 }
 
-TEST(ChooseTileTest, StagedBlocksFitTheL1Budget) {
+TEST(ChooseTileTest, StagedBlocksFitTheBudget) {
   Problem p{{{1024, 4, 4096}, {1024, 4096, 4}}, 4, false};
   const Tile tile = ChooseTile(p, Strategy::kStagedTiles, TestMachine());
-  EXPECT_EQ(tile.block_cols, 32);  // two bands
-  EXPECT_EQ(tile.strip_rows % 16, 0);
+  // L2 / 8 = 128 KiB; rows = sqrt(128 KiB / 8) = 128 (a multiple of 16); destination rows
+  // 128 * 4 + 64 = 576 bytes apart (9 lines, odd); 128 KiB / 576 = 227 -> 224 columns.
+  EXPECT_EQ(tile.strip_rows, 128);
+  EXPECT_EQ(tile.stage_pitch, 576);
+  EXPECT_EQ(tile.block_cols, 224);
   EXPECT_LE(tile.block_cols * tile.stage_pitch, kMaxStageBytes);
-  EXPECT_LE(tile.block_cols * tile.stage_pitch, 24 * 1024 + 32 * 64 * 2);
-  EXPECT_EQ((tile.stage_pitch / 64) % 2, 1);  // an odd number of lines: every set
-  EXPECT_GE(tile.stage_pitch, tile.strip_rows * 4 + 64);
 }
 
 TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
