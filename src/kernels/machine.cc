@@ -71,9 +71,12 @@ double BestGbps(size_t bytes, int reps, const Fn& fn) {
 
 StreamingThreshold Calibrate(const Caches& caches) {
   StreamingThreshold t;
-  // Sizes 2, 4, ... x L2, up to 32 x L2 or 64 MiB (whichever is smaller, at least 8 MiB).
+  // Sizes 2, 4, ... x L2, up to 16 x L2 clamped to 8-32 MiB: each doubling of the buffers
+  // costs page faults (2 x 64 MiB made the first plan of a process take 30-150 ms; 2 x 16 MiB
+  // about 10 ms), and the outputs the threshold separates are the cache-resident ones (a few
+  // MiB) from the DRAM-sized ones.
   const auto largest = static_cast<size_t>(
-      std::clamp<int64_t>(32 * caches.l2, int64_t{8} << 20, int64_t{64} << 20));
+      std::clamp<int64_t>(16 * caches.l2, int64_t{8} << 20, int64_t{32} << 20));
   Buffer src = Allocate(largest), dst = Allocate(largest);
   if (!src || !dst) {
     t.bytes = static_cast<int64_t>(largest);

@@ -26,8 +26,8 @@ struct Machine {
 // streaming threshold of CalibrateStreaming (measured once per process, on first request).
 Machine CurrentMachine(bool with_streaming_threshold);
 
-// The output size from which cache-bypassing stores pay, measured once per process (tens of
-// milliseconds, on the first plan that needs it) and cached: a regular-store copy is timed at
+// The output size from which cache-bypassing stores pay, measured once per process (about
+// 10 ms, on the first plan that needs it) and cached: a regular-store copy is timed at
 // 2, 4, ... times the L2 size and compared with a streaming copy of the largest; the
 // threshold is the smallest size at which the regular copy is the slower. Reported cache
 // sizes cannot decide it alone: a VM reports the host's whole last-level cache (here 508 MiB)
