@@ -5,7 +5,7 @@
 // Input: one selector byte (bit 0: give the first parameter a wrong-size spec), then the
 // module. The seeds in tests/fuzz_corpus/hlo_module/ are the wrap fixtures
 // (tests/testdata/wrap/*.textproto) encoded by protoc behind a selector byte:
-//   { printf '\x00'; protoc --encode=xla.HloModuleProto -Isrc/schema hlo.proto < IN; } > OUT
+//   { printf '\x00'; protoc --encode=xla.HloModuleProto -Isrc/hlo hlo.proto < IN; } > OUT
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,9 +14,9 @@
 
 #include "iotx/attributes.h"
 #include "iotx/spec.h"
-#include "schema/hlo_module.h"
-#include "schema/module_summary.h"
-#include "schema/wrap.h"
+#include "hlo/hlo_module.h"
+#include "hlo/module_summary.h"
+#include "hlo/wrap.h"
 
 namespace {
 

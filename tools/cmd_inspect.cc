@@ -9,8 +9,8 @@
 #include "cli_output.h"
 #include "command.h"
 #include "iotx/dims.h"
-#include "schema/hlo_module.h"
-#include "schema/module_summary.h"
+#include "hlo/hlo_module.h"
+#include "hlo/module_summary.h"
 
 namespace iotx::cli {
 namespace {

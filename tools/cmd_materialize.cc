@@ -16,13 +16,13 @@ struct MaterializeArgs {
   bool quiet = false;
 };
 
-const char* OutcomeName(producer::LinkOutcome outcome) {
+const char* OutcomeName(files::LinkOutcome outcome) {
   switch (outcome) {
-    case producer::LinkOutcome::kCreated:
+    case files::LinkOutcome::kCreated:
       return "created";
-    case producer::LinkOutcome::kReplaced:
+    case files::LinkOutcome::kReplaced:
       return "replaced";
-    case producer::LinkOutcome::kUnchanged:
+    case files::LinkOutcome::kUnchanged:
       return "unchanged";
   }
   return "?";
@@ -51,7 +51,7 @@ void PrintReport(const producer::MaterializeReport& report, bool verify) {
   std::cout << "links: " << report.links.size() << " (" << counts[0] << " created, " << counts[1]
             << " replaced, " << counts[2] << " unchanged)\n";
   for (const producer::LinkMade& link : report.links) {
-    if (link.outcome == producer::LinkOutcome::kUnchanged) continue;
+    if (link.outcome == files::LinkOutcome::kUnchanged) continue;
     std::cout << "  " << link.link.string() << " -> " << link.target.string() << " ("
               << OutcomeName(link.outcome) << ")\n";
   }

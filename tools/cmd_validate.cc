@@ -9,10 +9,10 @@
 #include "cli_output.h"
 #include "command.h"
 #include "iotx/io_transposes.h"
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 #include "schema/io_transposes_check.h"
 #include "schema/netlist_check.h"
-#include "schema/read_text_file.h"
+#include "files/read_text_file.h"
 
 namespace iotx::cli {
 namespace {
@@ -69,7 +69,7 @@ std::string Count(size_t n, const char* singular, const char* plural) {
 
 std::optional<Netlist> CheckNetlistFile(const std::string& path, Report& report) {
   const size_t before = report.error_count();
-  Expected<std::string> text = schema::ReadTextFile(path);
+  Expected<std::string> text = files::ReadTextFile(path);
   if (!text) {
     report.Add(std::move(text).error());
     report.Summary(path, before, "");
@@ -89,7 +89,7 @@ std::optional<Netlist> CheckNetlistFile(const std::string& path, Report& report)
 // The specs of every element that passed; problems go to the report.
 SpecMap CheckIoTransposesFile(const std::string& path, Report& report) {
   const size_t before = report.error_count();
-  Expected<std::string> text = schema::ReadTextFile(path);
+  Expected<std::string> text = files::ReadTextFile(path);
   if (!text) {
     report.Add(std::move(text).error());
     report.Summary(path, before, "");

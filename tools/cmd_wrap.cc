@@ -12,11 +12,12 @@
 
 #include "cli_output.h"
 #include "command.h"
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "iotx/io_transposes.h"
-#include "producer/stale_temps.h"
-#include "schema/hlo_module.h"
-#include "schema/wrap.h"
+#include "files/stale_temps.h"
+#include "hlo/hlo_module.h"
+#include "hlo/wrap.h"
+#include "schema/load.h"
 
 namespace iotx::cli {
 namespace {
@@ -58,7 +59,7 @@ Expected<LoadRequest> MakeLoadRequest(const WrapOptions& options) {
 
 // The NEFF's bytes, which become the custom-call's backend_config.
 Expected<std::string> ReadNeff(const std::string& path) {
-  IOTX_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
+  IOTX_ASSIGN_OR_RETURN(auto file, files::MappedFile::Open(path));
   if (file->size() == 0) {
     return Fail(Error(ErrorCode::kIoRead, "the NEFF file is empty").InFile(path));
   }
@@ -99,7 +100,7 @@ int RunWrap(const WrapOptions& options) {
   // A run killed while writing leaves its hidden temporary beside the output; a re-run
   // removes those whose writer is gone, so repeated kills do not pile up NEFF-sized files.
   const std::filesystem::path output(options.output);
-  producer::RemoveStaleTemps(output.has_parent_path() ? output.parent_path() : ".",
+  files::RemoveStaleTemps(output.has_parent_path() ? output.parent_path() : ".",
                              std::vector<std::string>{output.filename().string()});
   if (Status written = hlo::WriteModule(wrapped->module, options.output); !written) {
     return fail(written.error());

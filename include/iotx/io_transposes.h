@@ -1,5 +1,6 @@
-// io_transposes.json: a JSON array of {"input_name", "reshape", "transpose"} (SPEC section 1),
-// and loading the single or modular set of them the wrapper consumes (sections 3 and 4).
+// io_transposes.json: a JSON array of {"input_name", "reshape", "transpose"} (SPEC section 1).
+// (Loading the single or modular set the wrapper consumes, sections 3 and 4, is compiler-side:
+// src/schema/load.h.)
 #pragma once
 
 #include <optional>
@@ -8,7 +9,6 @@
 #include <vector>
 
 #include "iotx/export.h"
-#include "iotx/netlist.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 
@@ -48,20 +48,5 @@ IOTX_API std::vector<Error> ValidateIoTransposes(std::string_view json_text,
 // order input_name, reshape, transpose; ", " and ": " separators; non-ASCII as \uXXXX (a
 // name that is not UTF-8 is written as Python writes bytes.decode("utf-8", "replace") of it).
 IOTX_API std::string SerializeIoTransposes(const SpecMap& specs);
-
-// What the wrapper loads: exactly one of `single_file` or `modular_files`, plus the netlist.
-struct IOTX_API LoadRequest {
-  std::optional<std::string> single_file;
-  std::vector<std::string> modular_files;
-  // Read when set (so it must exist then; a tool with a default path checks presence first);
-  // required (NCC_IHNW001) with two or more modular files.
-  std::optional<std::string> netlist_file;
-};
-
-// Single: parse, then propagate aliases if a netlist is given. Modular: forbidden set from the
-// netlist, each file parsed and combined (NCC_IIOT001 / NCC_IIOT002), then aliases propagated.
-// An io_transposes file that cannot be opened is NCC_IHNW002; neither or both of single and
-// modular is kInvalidArgument. Warnings (repeated names, aliasing) are collected, not printed.
-IOTX_API Expected<IoTransposes> LoadIoTransposes(const LoadRequest& request);
 
 }  // namespace iotx

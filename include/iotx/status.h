@@ -1,24 +1,25 @@
 // Errors as values: a stable code, a message, and where it happened.
 //
-// Nothing in iotx throws across the public API. Fallible functions return Expected<T>
-// (tl::expected<T, Error>, the C++23 std::expected shape) or Status (Expected<void>).
+// Nothing in iotx throws across the public API. Fallible functions return Expected<T> (the
+// shape of C++23's std::expected<T, Error>) or Status (Expected<void>).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
-
-#include <tl/expected.hpp>
 
 #include "iotx/export.h"
 
 namespace iotx {
 
-// Stable diagnostic codes; the list and the code strings live in error_codes.inc.
+// Stable diagnostic codes; the list, their values and strings live in error_codes.inc. The
+// values are explicit and never change (the C API hands them out as iotx_error_enum).
 enum class ErrorCode : uint16_t {
-#define IOTX_ERROR_CODE(enumerator, code, summary) enumerator,
+#define IOTX_ERROR_CODE(enumerator, value, code, summary) enumerator = value,
 #include "iotx/error_codes.inc"
 #undef IOTX_ERROR_CODE
 };
@@ -54,14 +55,104 @@ struct IOTX_API Error {
   std::string ToString() const;
 };
 
+// The error of a failed call, on its way into an Expected: `return Fail(...)`.
+struct [[nodiscard]] Unexpected {
+  Error error;
+};
+
+namespace detail {
+// Reached only by a programmer error (value() of a failed result): prints the error, aborts.
+[[noreturn]] IOTX_API void BadExpectedAccess(const Error& error) noexcept;
+}  // namespace detail
+
+// A value of type T or the Error that kept it from being made: the shape of C++23's
+// std::expected<T, Error>, written here so the public headers need no third-party library.
+// Holds exactly one of the two; error() and operator* are valid only on the matching side
+// (debug builds check), value() checks always and aborts on an error.
 template <class T>
-using Expected = tl::expected<T, Error>;
+class [[nodiscard]] Expected {
+ public:
+  using value_type = T;
+  using error_type = Error;
+
+  Expected()
+    requires std::is_default_constructible_v<T>
+      : state_(std::in_place_index<0>) {}
+  template <class U = T>
+    requires(std::is_constructible_v<T, U &&> &&
+             !std::is_same_v<std::remove_cvref_t<U>, Expected> &&
+             !std::is_same_v<std::remove_cvref_t<U>, Unexpected>)
+  Expected(U&& value) : state_(std::in_place_index<0>, std::forward<U>(value)) {}  // NOLINT
+  Expected(Unexpected unexpected)  // NOLINT: `return Fail(...)` converts implicitly
+      : state_(std::in_place_index<1>, std::move(unexpected.error)) {}
+
+  bool has_value() const noexcept { return state_.index() == 0; }
+  explicit operator bool() const noexcept { return has_value(); }
+
+  T& operator*() & noexcept { return *std::get_if<0>(&state_); }
+  const T& operator*() const& noexcept { return *std::get_if<0>(&state_); }
+  T&& operator*() && noexcept { return std::move(*std::get_if<0>(&state_)); }
+  T* operator->() noexcept { return std::get_if<0>(&state_); }
+  const T* operator->() const noexcept { return std::get_if<0>(&state_); }
+
+  T& value() & { return Checked(), **this; }
+  const T& value() const& { return Checked(), **this; }
+  T&& value() && { return Checked(), std::move(**this); }
+  template <class U>
+  T value_or(U&& fallback) const& {
+    return has_value() ? **this : static_cast<T>(std::forward<U>(fallback));
+  }
+
+  const Error& error() const& noexcept { return *std::get_if<1>(&state_); }
+  Error& error() & noexcept { return *std::get_if<1>(&state_); }
+  Error&& error() && noexcept { return std::move(*std::get_if<1>(&state_)); }
+
+  // Equal to a value when it holds an equal one (as std::expected).
+  template <class U>
+    requires(!std::is_same_v<U, Expected> && requires(const T& t, const U& u) { t == u; })
+  friend bool operator==(const Expected& x, const U& v) {
+    return x.has_value() && *x == v;
+  }
+
+ private:
+  void Checked() const {
+    if (!has_value()) detail::BadExpectedAccess(error());
+  }
+  std::variant<T, Error> state_;
+};
+
+// Success or an Error, for calls that make no value.
+template <>
+class [[nodiscard]] Expected<void> {
+ public:
+  using value_type = void;
+  using error_type = Error;
+
+  Expected() noexcept = default;
+  Expected(Unexpected unexpected)  // NOLINT: `return Fail(...)` converts implicitly
+      : error_(std::move(unexpected.error)), failed_(true) {}
+
+  bool has_value() const noexcept { return !failed_; }
+  explicit operator bool() const noexcept { return !failed_; }
+  void value() const {
+    if (failed_) detail::BadExpectedAccess(error_);
+  }
+
+  const Error& error() const& noexcept { return error_; }
+  Error& error() & noexcept { return error_; }
+  Error&& error() && noexcept { return std::move(error_); }
+
+ private:
+  Error error_;
+  bool failed_ = false;
+};
+
 using Status = Expected<void>;
 
 // `return Fail(ErrorCode::kNegativeDim, "...");` from a function returning Expected<T>.
-inline tl::unexpected<Error> Fail(Error error) { return tl::unexpected<Error>(std::move(error)); }
-inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
-  return tl::unexpected<Error>(Error(code, std::move(message)));
+inline Unexpected Fail(Error error) { return Unexpected{std::move(error)}; }
+inline Unexpected Fail(ErrorCode code, std::string message) {
+  return Unexpected{Error(code, std::move(message))};
 }
 inline Status Ok() { return {}; }
 

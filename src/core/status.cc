@@ -1,36 +1,76 @@
 #include "iotx/status.h"
 
-#include <array>
+#include <cstdio>
+#include <cstdlib>
 
 namespace iotx {
 namespace {
 
 struct CodeEntry {
+  ErrorCode code;
   std::string_view name;
   std::string_view summary;
 };
 
 constexpr CodeEntry kCodes[] = {
-#define IOTX_ERROR_CODE(enumerator, code, summary) {code, summary},
+#define IOTX_ERROR_CODE(enumerator, value, code, summary) {ErrorCode::enumerator, code, summary},
 #include "iotx/error_codes.inc"
 #undef IOTX_ERROR_CODE
 };
 
+// The value of a code follows from its string (error_codes.inc): IOTX_Ennn is nnn,
+// NCC_IIOTnnn 1000 + nnn, NCC_IHNWnnn 1100 + nnn. Checked here so a typo cannot ship.
+constexpr int ValueOf(std::string_view name) {
+  int base = name.starts_with("IOTX_E") ? 0 : name.starts_with("NCC_IIOT") ? 1000 : 1100;
+  int digits = 0;
+  for (char c : name.substr(name.size() - 3)) digits = digits * 10 + (c - '0');
+  return base + digits;
+}
+constexpr bool ValuesMatchNames() {
+  for (const CodeEntry& e : kCodes) {
+    if (static_cast<int>(e.code) != ValueOf(e.name)) return false;
+  }
+  return true;
+}
+static_assert(ValuesMatchNames(), "an error code's value disagrees with its string");
+
+constexpr bool ValuesAreUnique() {
+  for (size_t i = 0; i < std::size(kCodes); ++i) {
+    for (size_t j = i + 1; j < std::size(kCodes); ++j) {
+      if (kCodes[i].code == kCodes[j].code) return false;
+    }
+  }
+  return true;
+}
+static_assert(ValuesAreUnique(), "two error codes share a value");
+
+const CodeEntry& Entry(ErrorCode code) {
+  for (const CodeEntry& e : kCodes) {
+    if (e.code == code) return e;
+  }
+  return Entry(ErrorCode::kInternal);  // an out-of-range value cast to ErrorCode
+}
+
 }  // namespace
 
-std::string_view CodeName(ErrorCode code) { return kCodes[static_cast<size_t>(code)].name; }
-std::string_view CodeSummary(ErrorCode code) {
-  return kCodes[static_cast<size_t>(code)].summary;
-}
+std::string_view CodeName(ErrorCode code) { return Entry(code).name; }
+std::string_view CodeSummary(ErrorCode code) { return Entry(code).summary; }
 
 const std::vector<ErrorCode>& AllErrorCodes() {
-  static const std::vector<ErrorCode> all = {
-#define IOTX_ERROR_CODE(enumerator, code, summary) ErrorCode::enumerator,
-#include "iotx/error_codes.inc"
-#undef IOTX_ERROR_CODE
-  };
+  static const std::vector<ErrorCode> all = [] {
+    std::vector<ErrorCode> codes;
+    for (const CodeEntry& e : kCodes) codes.push_back(e.code);
+    return codes;
+  }();
   return all;
 }
+
+namespace detail {
+void BadExpectedAccess(const Error& error) noexcept {
+  std::fprintf(stderr, "iotx: value() of a failed result: %s\n", error.ToString().c_str());
+  std::abort();
+}
+}  // namespace detail
 
 std::string Error::ToString() const {
   // CODE [file: ][element N, ][key "k": ]message

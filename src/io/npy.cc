@@ -3,9 +3,9 @@
 #include <cstring>
 #include <set>
 
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/py_literal.h"
-#include "io/utf8.h"
+#include "core/utf8.h"
 
 namespace iotx::io {
 namespace {
@@ -201,7 +201,7 @@ Expected<Array> ParseNpy(std::span<const std::byte> file, std::shared_ptr<const 
 }
 
 Expected<Array> ReadNpy(const std::filesystem::path& path) {
-  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
   return ParseNpy(file->bytes(), file, path.string());
 }
 
@@ -253,7 +253,7 @@ Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int6
 
 Expected<NpyWriter> NpyWriter::Create(const std::filesystem::path& path, std::string_view descr,
                                       std::span<const int64_t> shape,
-                                      const AtomicFileOptions& options) {
+                                      const files::AtomicFileOptions& options) {
   auto header = MakeNpyHeader(descr, shape);
   if (!header) return Fail(std::move(header.error()).InFile(path.string()));
   const size_t itemsize = ParseDescr(descr)->itemsize;
@@ -265,14 +265,14 @@ Expected<NpyWriter> NpyWriter::Create(const std::filesystem::path& path, std::st
                     .InFile(path.string()));
   }
   const size_t data_size = static_cast<size_t>(*count) * itemsize;
-  IOTX_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, options));
+  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
   IOTX_ASSIGN_OR_RETURN(std::span<std::byte> bytes, file.Map(header->size() + data_size));
   std::memcpy(bytes.data(), header->data(), header->size());
   return NpyWriter(std::move(file), bytes.subspan(header->size()));
 }
 
 Status WriteNpy(const std::filesystem::path& path, const Array& array,
-                const AtomicFileOptions& options) {
+                const files::AtomicFileOptions& options) {
   auto header = MakeNpyHeader(array.descr, array.shape);
   if (!header) return Fail(std::move(header.error()).InFile(path.string()));
   std::optional<int64_t> count = CheckedProduct(array.shape);
@@ -285,7 +285,7 @@ Status WriteNpy(const std::filesystem::path& path, const Array& array,
                           array.descr + "' (itemsize " + std::to_string(array.itemsize) + ")")
                     .InFile(path.string()));
   }
-  IOTX_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, options));
+  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
   IOTX_RETURN_IF_ERROR(file.Write(*header));
   IOTX_RETURN_IF_ERROR(file.Write(array.data));
   return file.Commit();

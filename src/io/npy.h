@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "io/array.h"
-#include "io/atomic_file.h"
+#include "files/atomic_file.h"
 #include "iotx/status.h"
 
 namespace iotx::io {
@@ -57,25 +57,25 @@ Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int6
 class NpyWriter {
  public:
   // Errors: those of MakeNpyHeader, kDimOverflow for a byte size that overflows, and those of
-  // AtomicFile::Create / Map (kIoWrite, kPathUnsafe).
+  // files::AtomicFile::Create / Map (kIoWrite, kPathUnsafe).
   static Expected<NpyWriter> Create(const std::filesystem::path& path, std::string_view descr,
                                     std::span<const int64_t> shape,
-                                    const AtomicFileOptions& options = {});
+                                    const files::AtomicFileOptions& options = {});
 
   // product(shape) * itemsize bytes, C order.
   std::span<std::byte> data() const noexcept { return data_; }
-  // Publishes the file (AtomicFile::Commit).
+  // Publishes the file (files::AtomicFile::Commit).
   Status Commit() { return file_.Commit(); }
 
  private:
-  NpyWriter(AtomicFile file, std::span<std::byte> data) : file_(std::move(file)), data_(data) {}
-  AtomicFile file_;
+  NpyWriter(files::AtomicFile file, std::span<std::byte> data) : file_(std::move(file)), data_(data) {}
+  files::AtomicFile file_;
   std::span<std::byte> data_;
 };
 
 // Writes `array` to `path` as np.save would (atomically). kBufferSize when array.data does not
 // hold product(shape) * itemsize bytes; otherwise the errors of NpyWriter::Create.
 Status WriteNpy(const std::filesystem::path& path, const Array& array,
-                const AtomicFileOptions& options = {});
+                const files::AtomicFileOptions& options = {});
 
 }  // namespace iotx::io

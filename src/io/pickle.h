@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "io/array.h"
-#include "io/atomic_file.h"
+#include "files/atomic_file.h"
 #include "iotx/status.h"
 
 namespace iotx::io {
@@ -41,8 +41,8 @@ Expected<std::vector<NamedArray>> ReadPickle(const std::filesystem::path& path);
 // pickle.load, with numpy 1.x or 2.x, turns back into the same arrays: same dtype, shape and
 // bytes. The data is streamed from the arrays, not copied. Errors: kInvalidArgument for a
 // descr numpy cannot rebuild from a pickle (ml_dtypes names, datetimes) or a repeated name,
-// kBufferSize for data of the wrong size, and those of AtomicFile (kIoWrite, kPathUnsafe).
+// kBufferSize for data of the wrong size, and those of files::AtomicFile (kIoWrite, kPathUnsafe).
 Status WritePickle(const std::filesystem::path& path, std::span<const NamedArray> arrays,
-                   const AtomicFileOptions& options = {});
+                   const files::AtomicFileOptions& options = {});
 
 }  // namespace iotx::io

@@ -58,10 +58,10 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
-tl::unexpected<Error> Format(const std::string& message) {
+Unexpected Format(const std::string& message) {
   return Fail(ErrorCode::kPickleFormat, message);
 }
-tl::unexpected<Error> Unsupported(const std::string& message) {
+Unexpected Unsupported(const std::string& message) {
   return Fail(ErrorCode::kPickleUnsupportedValue, message);
 }
 

@@ -4,11 +4,11 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/pickle.h"
 #include "io/pickle_objects.h"
 #include "io/pickle_opcodes.h"
-#include "io/utf8.h"
+#include "core/utf8.h"
 
 namespace iotx::io {
 namespace {
@@ -234,7 +234,7 @@ class Machine {
     return std::move(error).InFile(std::string(file_name_));
   }
 
-  static tl::unexpected<Error> Format(const std::string& message) {
+  static Unexpected Format(const std::string& message) {
     return Fail(ErrorCode::kPickleFormat, message);
   }
 
@@ -461,7 +461,8 @@ class Machine {
         }
         return Ok();
       case kPopMark:
-        return PopMark().map([](auto&&) {});
+        if (auto popped = PopMark(); !popped) return Fail(std::move(popped).error());
+        return Ok();
       case kDup: {
         IOTX_ASSIGN_OR_RETURN(ValuePtr top, Top());
         return Push(std::move(top));
@@ -654,7 +655,7 @@ Expected<std::vector<NamedArray>> ParsePickle(std::span<const std::byte> file,
 }
 
 Expected<std::vector<NamedArray>> ReadPickle(const std::filesystem::path& path) {
-  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
   return ParsePickle(file->bytes(), file, path.string());
 }
 

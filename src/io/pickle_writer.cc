@@ -19,7 +19,7 @@ constexpr size_t kBatchSize = 1000;
 
 class PickleStream {
  public:
-  explicit PickleStream(AtomicFile& file) : file_(file) {}
+  explicit PickleStream(files::AtomicFile& file) : file_(file) {}
 
   void Op(uint8_t opcode) { frame_ += static_cast<char>(opcode); }
 
@@ -104,7 +104,7 @@ class PickleStream {
   }
 
  private:
-  AtomicFile& file_;
+  files::AtomicFile& file_;
   std::string frame_;
 };
 
@@ -203,7 +203,7 @@ Status WriteArray(PickleStream& out, const NamedArray& entry, const DTypePickle&
 }  // namespace
 
 Status WritePickle(const std::filesystem::path& path, std::span<const NamedArray> arrays,
-                   const AtomicFileOptions& options) {
+                   const files::AtomicFileOptions& options) {
   auto checked = CheckEntries(arrays);
   if (!checked) return Fail(std::move(checked.error()).InFile(path.string()));
   std::vector<DTypePickle> dtypes;
@@ -212,7 +212,7 @@ Status WritePickle(const std::filesystem::path& path, std::span<const NamedArray
     if (!dtype) return Fail(std::move(dtype.error()).InFile(path.string()));
     dtypes.push_back(std::move(*dtype));
   }
-  IOTX_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, options));
+  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
   IOTX_RETURN_IF_ERROR(file.Write(std::string_view("\x80\x04", 2)));  // PROTO 4, unframed
   PickleStream out(file);
   out.Op(kEmptyDict);

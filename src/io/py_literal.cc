@@ -23,7 +23,7 @@ class Parser {
   }
 
  private:
-  tl::unexpected<iotx::Error> Error(const std::string& what) const {
+  Unexpected Error(const std::string& what) const {
     return Fail(ErrorCode::kNpyFormat, "header: " + what + " at offset " + std::to_string(pos_));
   }
 

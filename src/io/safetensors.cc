@@ -8,9 +8,9 @@
 #include <unordered_set>
 
 #include "io/array.h"
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/safetensors_header.h"
-#include "io/utf8.h"
+#include "core/utf8.h"
 
 namespace iotx::io {
 namespace {
@@ -193,7 +193,7 @@ Expected<SafetensorsFile> ParseSafetensors(std::span<const std::byte> file,
 }
 
 Expected<SafetensorsFile> ReadSafetensors(const std::filesystem::path& path) {
-  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
   return ParseSafetensors(file->bytes(), file, path.string());
 }
 
@@ -296,10 +296,10 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
 
 Expected<SafetensorsWriter> SafetensorsWriter::Create(
     const std::filesystem::path& path, std::span<const SafetensorsTensor> tensors,
-    const std::optional<SafetensorsMetadata>& metadata, const AtomicFileOptions& options) {
+    const std::optional<SafetensorsMetadata>& metadata, const files::AtomicFileOptions& options) {
   auto layout = PlanLayout(tensors, metadata);
   if (!layout) return Fail(FileError(std::move(layout).error(), path.string()));
-  IOTX_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, options));
+  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
   IOTX_ASSIGN_OR_RETURN(std::span<std::byte> bytes,
                         file.Map(layout->prefix.size() + layout->data_size));
   std::memcpy(bytes.data(), layout->prefix.data(), layout->prefix.size());
@@ -314,7 +314,7 @@ Expected<SafetensorsWriter> SafetensorsWriter::Create(
 Status WriteSafetensors(const std::filesystem::path& path,
                         std::span<const SafetensorsTensor> tensors,
                         const std::optional<SafetensorsMetadata>& metadata,
-                        const AtomicFileOptions& options) {
+                        const files::AtomicFileOptions& options) {
   auto layout = PlanLayout(tensors, metadata);
   if (!layout) return Fail(FileError(std::move(layout).error(), path.string()));
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -327,7 +327,7 @@ Status WriteSafetensors(const std::filesystem::path& path,
                       .AtKey(tensors[i].name));
     }
   }
-  IOTX_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, options));
+  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
   IOTX_RETURN_IF_ERROR(file.Write(layout->prefix));
   for (size_t index : layout->file_order) IOTX_RETURN_IF_ERROR(file.Write(tensors[index].data));
   return file.Commit();

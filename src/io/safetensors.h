@@ -6,7 +6,7 @@
 // nelements * dtype bits / 8 bytes, and the file exactly as long as the header says. Tensors
 // point into the mapping (zero-copy). Writing lays the file out like the reference writer
 // (tensors sorted by descending dtype alignment, then name; header padded with spaces to a
-// multiple of 8) and goes through AtomicFile. See docs/tensor-files.md.
+// multiple of 8) and goes through files::AtomicFile. See docs/tensor-files.md.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/atomic_file.h"
+#include "files/atomic_file.h"
 #include "iotx/dims.h"
 #include "iotx/dtype.h"
 #include "iotx/status.h"
@@ -72,19 +72,19 @@ class SafetensorsWriter {
   // `tensors` gives names, dtypes and shapes (their data is not used). Errors:
   // kInvalidArgument (repeated or non-UTF-8 name, "__metadata__" as a name, unknown dtype, a
   // shape whose size is not whole bytes, non-UTF-8 metadata), kNegativeDim, kDimOverflow, and
-  // those of AtomicFile.
+  // those of files::AtomicFile.
   static Expected<SafetensorsWriter> Create(const std::filesystem::path& path,
                                             std::span<const SafetensorsTensor> tensors,
                                             const std::optional<SafetensorsMetadata>& metadata,
-                                            const AtomicFileOptions& options = {});
+                                            const files::AtomicFileOptions& options = {});
 
   std::span<std::byte> data(size_t index) const { return regions_.at(index); }
   Status Commit() { return file_.Commit(); }
 
  private:
-  SafetensorsWriter(AtomicFile file, std::vector<std::span<std::byte>> regions)
+  SafetensorsWriter(files::AtomicFile file, std::vector<std::span<std::byte>> regions)
       : file_(std::move(file)), regions_(std::move(regions)) {}
-  AtomicFile file_;
+  files::AtomicFile file_;
   std::vector<std::span<std::byte>> regions_;
 };
 
@@ -93,6 +93,6 @@ class SafetensorsWriter {
 Status WriteSafetensors(const std::filesystem::path& path,
                         std::span<const SafetensorsTensor> tensors,
                         const std::optional<SafetensorsMetadata>& metadata,
-                        const AtomicFileOptions& options = {});
+                        const files::AtomicFileOptions& options = {});
 
 }  // namespace iotx::io

@@ -12,8 +12,8 @@
 
 #include "io/npy.h"
 #include "io/safetensors.h"
-#include "producer/background_flush.h"
-#include "producer/stale_temps.h"
+#include "files/background_flush.h"
+#include "files/stale_temps.h"
 #include "producer/tensor_output.h"
 
 namespace iotx::producer {
@@ -85,7 +85,7 @@ Status WriteNpyFiles(const ApplyPlan& plan, const ApplyOptions& options, ApplyRe
   Progress progress(options, plan.total_bytes);
   // Each finished file is committed (fsync + rename) in the background while the kernel
   // fills the next one.
-  BackgroundFlush flush(kMaxQueuedCommits);
+  files::BackgroundFlush flush(kMaxQueuedCommits);
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const PlannedTensor& planned = plan.tensors[i];
     const std::filesystem::path& file = plan.files[i];
@@ -124,7 +124,7 @@ Status WriteSafetensorsFile(const ApplyPlan& plan, const TensorSet& inputs,
   // Every kFlushBytes moved, the pages written so far go to disk in the background while the
   // kernel goes on, so Commit's fsync finds little left.
   const std::span<std::byte> mapping = MappedHull(writer, plan.tensors.size());
-  BackgroundFlush flush(/*max_queued=*/1);
+  files::BackgroundFlush flush(/*max_queued=*/1);
   uint64_t unflushed = 0;
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const PlannedTensor& planned = plan.tensors[i];
@@ -135,7 +135,7 @@ Status WriteSafetensorsFile(const ApplyPlan& plan, const TensorSet& inputs,
     progress.Add(planned.tensor->data.size());
     unflushed += planned.tensor->data.size();
     if (unflushed >= kFlushBytes) {
-      flush.Post([mapping] { return SyncMapping(mapping); });
+      flush.Post([mapping] { return files::SyncMapping(mapping); });
       unflushed = 0;
     }
   }
@@ -164,7 +164,7 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
   // final name); those whose writer is gone are removed, so repeated kills do not pile up.
   std::vector<std::string> names;
   for (const std::filesystem::path& file : plan.files) names.push_back(file.filename().string());
-  RemoveStaleTemps(options.out_dir, names);
+  files::RemoveStaleTemps(options.out_dir, names);
   if (options.format == OutputFormat::kNpy) {
     IOTX_RETURN_IF_ERROR(WriteNpyFiles(plan, options, report));
   } else {

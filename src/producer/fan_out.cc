@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <system_error>
 
-#include "io/path_safety.h"
+#include "files/path_safety.h"
 
 namespace iotx::producer {
 namespace {
@@ -37,7 +37,7 @@ Expected<std::vector<LinkSource>> ListLinkSources(const std::filesystem::path& r
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::symlink_status(dir, ec);
   if (status.type() == std::filesystem::file_type::not_found) return std::vector<LinkSource>{};
-  IOTX_RETURN_IF_ERROR(io::ResolveInside(root, dir));
+  IOTX_RETURN_IF_ERROR(files::ResolveInside(root, dir));
   if (!std::filesystem::is_directory(dir, ec)) {
     return Fail(Error(ErrorCode::kNotADirectory, "expected a directory of transposed inputs")
                     .InFile(dir.string()));
@@ -47,7 +47,7 @@ Expected<std::vector<LinkSource>> ListLinkSources(const std::filesystem::path& r
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
     if (!IsLinkSourceName(name)) continue;
-    auto real = io::ResolveInside(root, it->path());
+    auto real = files::ResolveInside(root, it->path());
     if (!real) {
       Error error = std::move(real).error();
       error.message = "refusing to link it into the partition dirs: " + error.message;
@@ -71,8 +71,8 @@ Expected<std::vector<LinkMade>> FanOut(const WorkDir& workdir,
   for (const std::filesystem::path& dir : workdir.partition_dirs) {
     for (const LinkSource& source : sources) {
       const std::filesystem::path link = dir / source.name;
-      IOTX_ASSIGN_OR_RETURN(LinkOutcome outcome,
-                            ReplaceSymlink(source.real_path, workdir.root / link));
+      IOTX_ASSIGN_OR_RETURN(files::LinkOutcome outcome,
+                            files::ReplaceSymlink(source.real_path, workdir.root / link));
       made.push_back({link, source.real_path, outcome});
     }
     IOTX_RETURN_IF_ERROR(SyncDirectory(workdir.root / dir));

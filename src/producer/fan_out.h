@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "iotx/status.h"
-#include "producer/atomic_symlink.h"
+#include "files/atomic_symlink.h"
 #include "producer/workdir.h"
 
 namespace iotx::producer {
@@ -28,11 +28,11 @@ Expected<std::vector<LinkSource>> ListLinkSources(const std::filesystem::path& r
 struct LinkMade {
   std::filesystem::path link;  // relative to the work dir, e.g. "nc0/sg00/value_p0.npy"
   std::filesystem::path target;
-  LinkOutcome outcome;
+  files::LinkOutcome outcome;
 };
 
 // Makes workdir.root/<dir>/<name> a symlink to real_path for every partition dir and source,
-// each replaced atomically (ReplaceSymlink), then syncs each partition dir. Stops at the first
+// each replaced atomically (files::ReplaceSymlink), then syncs each partition dir. Stops at the first
 // failure (links made so far stay: each is complete, and a re-run finishes the rest).
 Expected<std::vector<LinkMade>> FanOut(const WorkDir& workdir, std::span<const LinkSource> sources);
 

@@ -4,9 +4,9 @@
 #include <system_error>
 #include <vector>
 
-#include "io/atomic_file.h"
+#include "files/atomic_file.h"
 #include "producer/permute_copy.h"
-#include "producer/stale_temps.h"
+#include "files/stale_temps.h"
 #include "producer/transposed_inputs.h"
 
 namespace iotx::producer {
@@ -56,7 +56,7 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
   if (plan.verify) {
     IOTX_RETURN_IF_ERROR(MakeTransposedDir(workdir));
     report.stale_temps_removed +=
-        RemoveStaleTemps(workdir.transposed_dir(), VerifyOutputNames(plan));
+        files::RemoveStaleTemps(workdir.transposed_dir(), VerifyOutputNames(plan));
     for (const PlannedInput& input : plan.inputs) {
       IOTX_ASSIGN_OR_RETURN(TensorReport written, WriteValueFile(plan, input));
       report.inputs.push_back(std::move(written));
@@ -69,9 +69,9 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
 
   if (plan.json_changed) {
     const std::string names[] = {kIoTransposesFile};
-    report.stale_temps_removed += RemoveStaleTemps(workdir.root, names);
+    report.stale_temps_removed += files::RemoveStaleTemps(workdir.root, names);
     IOTX_RETURN_IF_ERROR(
-        io::WriteFileAtomically(workdir.io_transposes(), plan.json_text, {.root = workdir.root}));
+        files::WriteFileAtomically(workdir.io_transposes(), plan.json_text, {.root = workdir.root}));
     report.json_rewritten = true;
   }
 
@@ -80,7 +80,7 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
   std::vector<std::string> link_names;
   for (const LinkSource& source : sources) link_names.push_back(source.name);
   for (const std::filesystem::path& dir : workdir.partition_dirs) {
-    report.stale_temps_removed += RemoveStaleTemps(workdir.root / dir, link_names);
+    report.stale_temps_removed += files::RemoveStaleTemps(workdir.root / dir, link_names);
   }
   IOTX_ASSIGN_OR_RETURN(report.links, FanOut(workdir, sources));
   return report;

@@ -7,7 +7,7 @@
 #include "io/pickle.h"
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
-#include "schema/read_text_file.h"
+#include "files/read_text_file.h"
 
 namespace iotx::producer {
 namespace {
@@ -47,13 +47,13 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
 
   // The specs, each checked; a repeated input_name keeps the first (SPEC section 1).
   IOTX_ASSIGN_OR_RETURN(const std::string json_in,
-                        schema::ReadTextFile(workdir.io_transposes().string()));
+                        files::ReadTextFile(workdir.io_transposes().string()));
   IOTX_ASSIGN_OR_RETURN(IoTransposes parsed,
                         ParseIoTransposes(json_in, workdir.io_transposes().string()));
   plan.warnings = std::move(parsed.warnings);
 
   // The tensors, zero-copy from the mapped pickle where it holds raw bytes.
-  IOTX_ASSIGN_OR_RETURN(plan.tensors_file, io::MappedFile::Open(workdir.tensors()));
+  IOTX_ASSIGN_OR_RETURN(plan.tensors_file, files::MappedFile::Open(workdir.tensors()));
   IOTX_ASSIGN_OR_RETURN(plan.tensors, io::ParsePickle(plan.tensors_file->bytes(), plan.tensors_file,
                                                       workdir.tensors().string()));
   std::unordered_map<std::string_view, const io::NamedArray*> by_name;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/array.h"
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 #include "producer/fan_out.h"
@@ -37,7 +37,7 @@ struct MaterializePlan {
   // Everything below is empty then.
   std::string nothing_to_do;
 
-  std::shared_ptr<const io::MappedFile> tensors_file;  // inp-000.p, mapped
+  std::shared_ptr<const files::MappedFile> tensors_file;  // inp-000.p, mapped
   std::vector<io::NamedArray> tensors;                 // in the pickle's dict order
   std::vector<PlannedInput> inputs;  // with verify: every tensor, dict order; else spec'd ones
   SpecMap simplified;                // in io_transposes.json's order

@@ -2,7 +2,7 @@
 
 #include <system_error>
 
-#include "io/path_safety.h"
+#include "files/path_safety.h"
 #include "iotx/spec.h"
 
 namespace iotx::producer {
@@ -30,7 +30,7 @@ Status CheckValueFileName(const std::string& input_name) {
 }
 
 Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path) {
-  auto resolved = io::ResolveInside(root, path);
+  auto resolved = files::ResolveInside(root, path);
   if (!resolved) {
     Error error = std::move(resolved).error();
     if (error.code == ErrorCode::kPathUnsafe) {

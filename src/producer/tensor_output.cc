@@ -1,23 +1,23 @@
 #include "producer/tensor_output.h"
 
 #include "io/npy.h"
-#include "producer/page_hints.h"
+#include "files/page_hints.h"
 #include "producer/permute_copy.h"
 
 namespace iotx::producer {
 
-bool InMapping(std::span<const std::byte> bytes, const io::MappedFile& file) {
+bool InMapping(std::span<const std::byte> bytes, const files::MappedFile& file) {
   const std::span<const std::byte> all = file.bytes();
   return !bytes.empty() && bytes.data() >= all.data() &&
          bytes.data() + bytes.size() <= all.data() + all.size();
 }
 
 Status MoveTensor(const TensorMove& move, std::span<std::byte> dst) {
-  WillRead(move.src);
-  WillWrite(dst);
+  files::WillRead(move.src);
+  files::WillWrite(dst);
   IOTX_RETURN_IF_ERROR(PermuteCopy(move.spec, move.src, move.element_size, dst));
-  ReleaseFilePages(dst);
-  if (move.src_in_file_mapping) ReleaseFilePages(move.src);
+  files::ReleaseFilePages(dst);
+  if (move.src_in_file_mapping) files::ReleaseFilePages(move.src);
   return Ok();
 }
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 
@@ -22,7 +22,7 @@ struct TensorMove {
 
 // True when `bytes` lies inside `file`'s mapping (a zero-copy view), so its pages may be
 // released after use; false for data a reader converted into a heap copy.
-bool InMapping(std::span<const std::byte> bytes, const io::MappedFile& file);
+bool InMapping(std::span<const std::byte> bytes, const files::MappedFile& file);
 
 // dst = the device layout of move.src (PermuteCopy on the parallel kernel), where `dst` is a
 // writable file mapping. Asks for both ranges to be paged in up front and releases both from

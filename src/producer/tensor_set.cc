@@ -4,7 +4,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/npy.h"
 #include "io/pickle.h"
 #include "producer/tensor_output.h"
@@ -22,7 +22,7 @@ Tensor FromArray(std::string name, const io::Array& array, bool in_mapping,
           array.itemsize * 8, array.data,  in_mapping,  source};
 }
 
-Expected<TensorSet> FromPickle(const std::shared_ptr<const io::MappedFile>& file,
+Expected<TensorSet> FromPickle(const std::shared_ptr<const files::MappedFile>& file,
                                const std::filesystem::path& path) {
   IOTX_ASSIGN_OR_RETURN(std::vector<io::NamedArray> arrays,
                         io::ParsePickle(file->bytes(), file, path.string()));
@@ -37,7 +37,7 @@ Expected<TensorSet> FromPickle(const std::shared_ptr<const io::MappedFile>& file
   return set;
 }
 
-Expected<TensorSet> FromSafetensors(const std::shared_ptr<const io::MappedFile>& file,
+Expected<TensorSet> FromSafetensors(const std::shared_ptr<const files::MappedFile>& file,
                                     const std::filesystem::path& path) {
   IOTX_ASSIGN_OR_RETURN(io::SafetensorsFile parsed,
                         io::ParseSafetensors(file->bytes(), file, path.string()));
@@ -78,9 +78,9 @@ Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs) {
                       .InFile(input.file.string())
                       .AtKey(input.name));
     }
-    auto mapped = io::MappedFile::Open(input.file);
+    auto mapped = files::MappedFile::Open(input.file);
     if (!mapped) return Fail(std::move(mapped).error().AtKey(input.name));
-    const std::shared_ptr<const io::MappedFile>& file = *mapped;
+    const std::shared_ptr<const files::MappedFile>& file = *mapped;
     auto array = io::ParseNpy(file->bytes(), file, input.file.string());
     if (!array) return Fail(std::move(array).error().AtKey(input.name));
     set.tensors.push_back(FromArray(input.name, *array, InMapping(array->data, *file), input.file));
@@ -91,7 +91,7 @@ Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs) {
 }
 
 Expected<TensorSet> LoadTensorFile(const std::filesystem::path& path) {
-  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const io::MappedFile> file, io::MappedFile::Open(path));
+  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
   const std::span<const std::byte> bytes = file->bytes();
   const std::string_view head(reinterpret_cast<const char*>(bytes.data()),
                               std::min(bytes.size(), kNpyMagic.size()));

@@ -4,7 +4,7 @@
 #include <string>
 #include <system_error>
 
-#include "io/path_safety.h"
+#include "files/path_safety.h"
 
 namespace iotx::producer {
 namespace {
@@ -59,7 +59,7 @@ Expected<WorkDir> ScanWorkDir(const std::filesystem::path& dir) {
     for (const std::string& sg : nested) candidates.push_back(std::filesystem::path(nc) / sg);
   }
   for (std::filesystem::path& relative : candidates) {
-    auto inside = io::ResolveInside(workdir.root, workdir.root / relative);
+    auto inside = files::ResolveInside(workdir.root, workdir.root / relative);
     if (!inside) {
       Error error = std::move(inside).error();
       error.message =

@@ -1,5 +1,5 @@
 // SPEC section 4: adding one partition's specs to the accumulated map.
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 
 namespace iotx {
 

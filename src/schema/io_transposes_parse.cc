@@ -6,7 +6,7 @@
 
 #include "schema/io_transposes_check.h"
 #include "schema/json_document.h"
-#include "schema/read_text_file.h"
+#include "files/read_text_file.h"
 
 namespace iotx {
 namespace schema {
@@ -182,7 +182,7 @@ Expected<IoTransposes> ParseIoTransposes(std::string_view json_text, const std::
 }
 
 Expected<IoTransposes> ReadIoTransposes(const std::string& path, const ParseOptions& options) {
-  IOTX_ASSIGN_OR_RETURN(const std::string text, schema::ReadTextFile(path));
+  IOTX_ASSIGN_OR_RETURN(const std::string text, files::ReadTextFile(path));
   return ParseIoTransposes(text, path, options);
 }
 

@@ -2,14 +2,15 @@
 // (SPEC sections 3 and 4, the original's parseIoTranspose / parseModularIoTransposes).
 #include <utility>
 
-#include "iotx/io_transposes.h"
-#include "schema/read_text_file.h"
+#include "schema/load.h"
+#include "files/read_text_file.h"
+#include "schema/netlist.h"
 
 namespace iotx {
 namespace {
 
 Expected<IoTransposes> ParseFile(const std::string& path) {
-  Expected<std::string> text = schema::ReadTextFile(path);
+  Expected<std::string> text = files::ReadTextFile(path);
   if (!text) {
     Error error = std::move(text).error();
     if (error.code == ErrorCode::kIoOpen) {

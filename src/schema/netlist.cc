@@ -3,7 +3,7 @@
 
 #include "schema/json_document.h"
 #include "schema/netlist_check.h"
-#include "schema/read_text_file.h"
+#include "files/read_text_file.h"
 
 namespace iotx {
 namespace schema {
@@ -130,7 +130,7 @@ std::vector<Error> ValidateNetlist(std::string_view json_text, const std::string
 }
 
 Expected<Netlist> ReadNetlist(const std::string& path) {
-  IOTX_ASSIGN_OR_RETURN(const std::string text, schema::ReadTextFile(path));
+  IOTX_ASSIGN_OR_RETURN(const std::string text, files::ReadTextFile(path));
   return ParseNetlist(text, path);
 }
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 
 namespace iotx::schema {
 

@@ -2,7 +2,7 @@
 // input. The source leaves the exact alias rule unresolved; this is the one place it lives.
 #include <unordered_set>
 
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 
 namespace iotx {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bytes_equal.h"
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/npy.h"
 #include "support/process.h"
 #include "support/reference_transpose.h"
@@ -118,7 +118,7 @@ TEST_F(NpyNumpyTest, PlainFilesAreReadWithoutACopy) {
   auto array = ReadNpy(dir / "a.npy");
   ASSERT_TRUE(array);
   // The data lies inside the mapping that `owner` holds, 128 bytes (the header) from its start.
-  auto mapping = std::static_pointer_cast<const MappedFile>(array->owner);
+  auto mapping = std::static_pointer_cast<const files::MappedFile>(array->owner);
   EXPECT_EQ(array->data.data(), mapping->bytes().data() + 128);
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bytes_equal.h"
-#include "io/mapped_file.h"
+#include "files/mapped_file.h"
 #include "io/pickle.h"
 #include "support/process.h"
 #include "support/reference_transpose.h"
@@ -180,7 +180,7 @@ TEST_F(PickleNumpyTest, RawBytesAreReadWithoutACopy) {
       {dir.path()});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   for (int protocol : {2, 3, 4, 5}) {
-    auto file = MappedFile::Open(dir / (std::to_string(protocol) + ".p"));
+    auto file = files::MappedFile::Open(dir / (std::to_string(protocol) + ".p"));
     ASSERT_TRUE(file);
     auto arrays = ParsePickle((*file)->bytes(), *file, "x.p");
     ASSERT_TRUE(arrays) << arrays.error().ToString();

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "iotx/io_transposes.h"
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 #include "support/process.h"
 
 namespace iotx {

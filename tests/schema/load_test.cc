@@ -5,6 +5,7 @@
 #include "iotx/io_transposes.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "schema/load.h"
 
 namespace iotx {
 namespace {

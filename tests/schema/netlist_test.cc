@@ -1,5 +1,5 @@
 // hlo_netlist.json, the forbidden set, Combine and PropagateAliases (SPEC sections 3 and 4).
-#include "iotx/netlist.h"
+#include "schema/netlist.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

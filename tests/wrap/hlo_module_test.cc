@@ -1,12 +1,12 @@
 // Reading modules: the schema subset against protoc and a richer schema, the entry
 // computation, parameters and their frontend names, and bad input.
-#include "schema/hlo_module.h"
+#include "hlo/hlo_module.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "schema/hlo_shape.h"
+#include "hlo/hlo_shape.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "wrap/wrap_fixtures.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "iotx/spec.h"
-#include "schema/hlo.pb.h"
+#include "hlo/hlo.pb.h"
 
 namespace iotx::test {
 

@@ -1,6 +1,6 @@
 // WrapModule on realistic modules: the new entry computation, the three attributes in SPEC's
 // formats, what is kept and what is cleared, and the errors.
-#include "schema/wrap.h"
+#include "hlo/wrap.h"
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "iotx/attributes.h"
-#include "schema/hlo_module.h"
+#include "hlo/hlo_module.h"
 #include "support/process.h"
 #include "wrap/wrap_fixtures.h"
 

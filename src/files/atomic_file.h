@@ -1,0 +1,87 @@
+// Writing a file so that its final name only ever holds a complete file.
+//
+// The bytes go to a temporary file beside the final path (created with O_EXCL under a unique
+// name), which is fsynced, renamed over the final name and followed by an fsync of the
+// directory. A process killed at any point leaves either the old file or the new one under
+// the final name, never a truncated one (a stray ".NAME.tmp-*" may remain after a kill).
+//
+// Two ways to produce the content: stream it with Write(), or Map() the whole file and fill
+// the mapping in place — how multi-GiB tensors are written without a heap copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string_view>
+
+#include "iotx/status.h"
+
+namespace iotx::files {
+
+struct AtomicFileOptions {
+  // When not empty, the final path (its directory and, if it is a symlink, the link's target)
+  // must resolve inside this directory, else kPathUnsafe and nothing is created.
+  std::filesystem::path root;
+};
+
+// A file being written under a temporary name. Move-only. Not thread-safe.
+class AtomicFile {
+ public:
+  // Creates the temporary file beside `path` (mode 0666 minus the umask). Errors: kPathUnsafe,
+  // kNotADirectory (bad root), kIoWrite (the directory does not exist or is not writable).
+  static Expected<AtomicFile> Create(const std::filesystem::path& path,
+                                     const AtomicFileOptions& options = {});
+
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&& other) noexcept;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  // Without Commit(): unmaps, closes and removes the temporary file; the final path is untouched.
+  ~AtomicFile();
+
+  // Appends `bytes` to the file. Not allowed after Map().
+  Status Write(std::span<const std::byte> bytes);
+  Status Write(std::string_view bytes);
+
+  // Sizes the file to exactly `size` bytes and maps all of it writable (an empty span for 0).
+  // The disk space is reserved here, so a full disk is an error now and never a SIGBUS while
+  // the mapping is filled. Only on a file nothing was written to, and only once. The span is
+  // valid until Commit() or destruction.
+  Expected<std::span<std::byte>> Map(uint64_t size);
+
+  // Flushes the data to disk, renames the file over the final path and syncs the directory.
+  // On failure the temporary file is removed and the final path left as it was (unless the
+  // rename already happened: then only the directory sync failed and the error says so).
+  // The object is spent either way.
+  Status Commit();
+
+  // The final path, as given to Create().
+  const std::filesystem::path& path() const noexcept { return path_; }
+  // The temporary file's path (in the same directory as path()).
+  const std::filesystem::path& temp_path() const noexcept { return temp_path_; }
+
+ private:
+  AtomicFile(std::filesystem::path path, std::filesystem::path temp_path, int fd)
+      : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+  // Unmaps, closes and unlinks the temporary file (if any).
+  void Discard() noexcept;
+  Error WriteError(std::string_view what, int errnum) const;
+
+  std::filesystem::path path_;
+  std::filesystem::path temp_path_;
+  int fd_ = -1;
+  std::byte* map_ = nullptr;
+  size_t map_size_ = 0;
+  bool mapped_ = false;
+  bool written_ = false;
+};
+
+// Writes `bytes` to `path` atomically (see AtomicFile). Errors are kIoWrite with the path and
+// the system's reason ("No space left on device"), or those of AtomicFile::Create.
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes,
+                           const AtomicFileOptions& options = {});
+Status WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes,
+                           const AtomicFileOptions& options = {});
+
+}  // namespace iotx::files

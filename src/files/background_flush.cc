@@ -1,0 +1,69 @@
+#include "files/background_flush.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <system_error>
+#include <utility>
+
+namespace iotx::files {
+
+BackgroundFlush::BackgroundFlush(size_t max_queued)
+    : max_queued_(max_queued == 0 ? 1 : max_queued), thread_([this] { Run(); }) {}
+
+BackgroundFlush::~BackgroundFlush() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void BackgroundFlush::Post(std::function<Status()> job) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return queue_.size() < max_queued_; });
+    queue_.push_back(std::move(job));
+  }
+  changed_.notify_all();
+}
+
+Status BackgroundFlush::Drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  return first_failure_;
+}
+
+void BackgroundFlush::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left
+    std::function<Status()> job = std::move(queue_.front());
+    queue_.pop_front();
+    changed_.notify_all();  // room for a waiting Post
+    if (!first_failure_) {  // after a failure the rest is dropped
+      lock.unlock();
+      job = nullptr;  // releases what it holds (an uncommitted file is removed)
+      lock.lock();
+      changed_.notify_all();
+      continue;
+    }
+    busy_ = true;
+    lock.unlock();
+    Status status = job();
+    lock.lock();
+    busy_ = false;
+    if (!status && first_failure_) first_failure_ = std::move(status);
+    changed_.notify_all();
+  }
+}
+
+Status SyncMapping(std::span<std::byte> mapping) {
+  if (mapping.empty() || msync(mapping.data(), mapping.size(), MS_SYNC) == 0) return Ok();
+  return Fail(ErrorCode::kIoWrite,
+              "cannot write the output's pages to disk: " + std::generic_category().message(errno));
+}
+
+}  // namespace iotx::files

@@ -1,0 +1,62 @@
+#include "files/stale_temps.h"
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cerrno>
+#include <charconv>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <unordered_set>
+
+namespace iotx::files {
+namespace {
+
+// The pid in "<pid>-..." at the start of `rest`, if it is one.
+std::optional<pid_t> LeadingPid(std::string_view rest) {
+  pid_t pid = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+  if (ec != std::errc() || end == rest.data() || pid <= 0) return std::nullopt;
+  if (end == rest.data() + rest.size() || *end != '-') return std::nullopt;
+  return pid;
+}
+
+// The writer's pid when `entry` is ".<name>.tmp-<pid>-…" or ".<name>.tmp-link-<pid>-…" for a
+// name in `names`.
+std::optional<pid_t> TempOwner(std::string_view entry,
+                               const std::unordered_set<std::string_view>& names) {
+  if (!entry.starts_with('.')) return std::nullopt;
+  for (std::string_view marker : {".tmp-link-", ".tmp-"}) {
+    const size_t at = entry.rfind(marker);
+    if (at == std::string_view::npos || at <= 1) continue;
+    if (!names.contains(entry.substr(1, at - 1))) continue;
+    if (auto pid = LeadingPid(entry.substr(at + marker.size()))) return pid;
+  }
+  return std::nullopt;
+}
+
+bool ProcessGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+}  // namespace
+
+size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::string> names) {
+  const std::unordered_set<std::string_view> wanted(names.begin(), names.end());
+  size_t removed = 0;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    const std::optional<pid_t> owner = TempOwner(entry, wanted);
+    if (!owner || !ProcessGone(*owner)) continue;
+    std::error_code remove_ec;
+    // remove() unlinks a symlink itself, never what it points to.
+    if (it->symlink_status(remove_ec).type() != std::filesystem::file_type::directory &&
+        std::filesystem::remove(it->path(), remove_ec)) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace iotx::files

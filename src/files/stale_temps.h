@@ -1,0 +1,20 @@
+// Cleaning up after killed runs: an atomic write killed midway leaves its hidden temporary
+// file beside the target (".NAME.tmp-<pid>-…" from files::AtomicFile, ".NAME.tmp-link-<pid>-…"
+// from ReplaceSymlink). Never under a final name, but a work dir that saw many killed runs
+// would collect tens of MB each time.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+
+namespace iotx::files {
+
+// Removes the entries of `dir` that are such temporaries of one of `names` and whose process
+// <pid> no longer exists (kill(pid, 0) says ESRCH), so a run going on in parallel keeps its
+// files. Returns how many were removed. Best effort: a directory that cannot be listed or an
+// entry that cannot be removed is left as it is.
+size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::string> names);
+
+}  // namespace iotx::files

@@ -1,0 +1,60 @@
+// RemoveStaleTemps: only temporaries of the named files whose writer is gone.
+#include "files/stale_temps.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace iotx::files {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+using test::WriteFile;
+
+// The pid of a process that has exited and been reaped.
+pid_t DeadPid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+TEST(StaleTempsTest, RemovesTheTemporariesOfDeadWritersOnly) {
+  TempDir dir;
+  const std::string dead = std::to_string(DeadPid());
+  const std::string alive = std::to_string(getpid());
+  const std::string stale_file = ".value_p0.npy.tmp-" + dead + "-0-0123456789abcdef";
+  const std::string stale_link = ".value_p0.npy.tmp-link-" + dead + "-3";
+  const std::string live_file = ".value_p0.npy.tmp-" + alive + "-1-0123456789abcdef";
+  const std::string other_name = ".unrelated.npy.tmp-" + dead + "-0-0123456789abcdef";
+  const std::string not_a_temp = "value_p0.npy";
+  for (const std::string& name : {stale_file, live_file, other_name, not_a_temp}) {
+    WriteFile(dir / name, "x");
+  }
+  fs::create_symlink("/nonexistent", dir / stale_link);
+  fs::create_directory(dir / (".value_w.npy.tmp-" + dead + "-0-0"));  // a directory stays
+
+  const std::string names[] = {"value_p0.npy", "value_w.npy"};
+  EXPECT_EQ(RemoveStaleTemps(dir.path(), names), 2u);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / stale_file)));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / stale_link)));
+  EXPECT_TRUE(fs::exists(dir / live_file));
+  EXPECT_TRUE(fs::exists(dir / other_name));
+  EXPECT_TRUE(fs::exists(dir / not_a_temp));
+  EXPECT_TRUE(fs::is_directory(dir / (".value_w.npy.tmp-" + dead + "-0-0")));
+}
+
+TEST(StaleTempsTest, AMissingDirectoryRemovesNothing) {
+  const std::string names[] = {"io_transposes.json"};
+  EXPECT_EQ(RemoveStaleTemps("/nonexistent/dir", names), 0u);
+}
+
+}  // namespace
+}  // namespace iotx::files

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Proves that the build enforces the layer graph (cmake/IotxLayers.cmake).
+
+For every layer L and every layer M, compiles a probe with the flags the build uses for one of
+L's own sources (from compile_commands.json): the probe includes a header of M. It must compile
+when M is L or a layer L depends on (directly or through its dependencies), and must fail with
+"No such file" otherwise. A layer that could reach a layer above it, or a sibling it does not
+declare, fails this test.
+
+Usage: check_layering.py BUILD_DIR
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    build = sys.argv[1]
+    graph = {}
+    with open(os.path.join(build, "iotx-layers.txt"), encoding="utf-8") as f:
+        for line in f:
+            name, deps = line.split(":", 1)
+            graph[name.strip()] = deps.split()
+
+    def reach(layer):
+        seen, todo = set(), [layer]
+        while todo:
+            for dep in graph[todo.pop()]:
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        return seen | {layer}
+
+    with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
+        commands = json.load(f)
+    scopes = os.path.join(os.path.realpath(build), "include-scopes")
+    # One header per layer to include, and one real compile command per layer.
+    header, command = {}, {}
+    for layer in graph:
+        folder = os.path.join(scopes, layer, layer)
+        header[layer] = sorted(h for h in os.listdir(folder) if h.endswith(".h"))[0]
+        src = os.path.realpath(folder)
+        for c in commands:
+            if os.path.dirname(os.path.realpath(c["file"])) == src and c["file"].endswith(".cc"):
+                command[layer] = c
+                break
+        else:
+            sys.exit(f"no compile command for a source of layer {layer}")
+
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for layer, c in command.items():
+            args = shlex.split(c["command"]) if "command" in c else list(c["arguments"])
+            # Keep the compiler and its flags; compile the probe instead of the source.
+            flags = [a for a in args[1:] if a not in ("-c",)]
+            cleaned, skip = [], False
+            for a in flags:
+                if skip:
+                    skip = False
+                    continue
+                if a in ("-o", "-MF", "-MT", "-MQ"):
+                    skip = True
+                    continue
+                if a == c["file"] or a.endswith(os.path.basename(c["file"])) or a in ("-MD", "-MMD"):
+                    continue
+                cleaned.append(a)
+            allowed = reach(layer)
+            for other in graph:
+                probe = os.path.join(tmp, f"{layer}_includes_{other}.cc")
+                with open(probe, "w", encoding="utf-8") as f:
+                    f.write(f'#include "{other}/{header[other]}"\n')
+                proc = subprocess.run([args[0], *cleaned, "-fsyntax-only", probe],
+                                      cwd=c["directory"], capture_output=True, text=True)
+                visible = proc.returncode == 0
+                hidden = "No such file" in proc.stderr
+                want = other in allowed
+                ok = visible if want else hidden
+                verdict = "compiles" if visible else ("not found" if hidden else "error")
+                print(f"{'ok  ' if ok else 'FAIL'} {layer:9} includes {other}/{header[other]}: "
+                      f"{verdict} (expected {'to compile' if want else 'not found'})")
+                if not ok:
+                    failures += 1
+                    if not hidden and not visible:
+                        print(proc.stderr[:2000])
+    print(f"layering: {len(graph)} layers, {failures} violation(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
