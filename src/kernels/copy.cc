@@ -1,6 +1,7 @@
 // The contiguous copy's translation unit (Strategy::kCopy), compiled once per SIMD target
 // (Highway foreach_target): each item is a byte range, copied by the C library or, with
-// cache-bypassing stores, in whole aligned lines.
+// cache-bypassing stores, in whole aligned lines. Also reports the dispatch's target and
+// vector width for the planner.
 #include "kernels/dispatch.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -32,6 +33,8 @@ HWY_NOINLINE void RunCopy(const Nest& nest, const uint8_t* src, uint8_t* dst, in
 }
 
 RunItemsFn GetCopyRun() { return &RunCopy; }
+const char* GetTargetName() { return hwy::TargetName(HWY_TARGET); }
+size_t GetVectorBytes() { return hn::Lanes(DBytes()); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace iotx::kernels
@@ -41,8 +44,14 @@ HWY_AFTER_NAMESPACE();
 namespace iotx::kernels {
 
 HWY_EXPORT(GetCopyRun);
+HWY_EXPORT(GetTargetName);
+HWY_EXPORT(GetVectorBytes);
 
 RunItemsFn ChooseCopyRun() { return HWY_DYNAMIC_DISPATCH(GetCopyRun)(); }
+
+const char* ChosenTargetName() { return HWY_DYNAMIC_DISPATCH(GetTargetName)(); }
+
+size_t ChosenVectorBytes() { return HWY_DYNAMIC_DISPATCH(GetVectorBytes)(); }
 
 }  // namespace iotx::kernels
 #endif  // HWY_ONCE

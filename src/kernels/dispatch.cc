@@ -13,7 +13,13 @@ RunItemsFn ChooseRunItems(Strategy strategy, int64_t elem_bytes, int64_t vector_
     case Strategy::kDeinterleaveCols:
     case Strategy::kTiles:
     case Strategy::kStagedTiles:
-    case Strategy::kFusedTiles: return ChooseTilesRun(strategy, elem_bytes, vector_bytes);
+    case Strategy::kFusedTiles:
+      switch (elem_bytes) {
+#define IOTX_TILE_WIDTH(bytes) \
+  case bytes: return ChooseTilesRun##bytes(strategy, vector_bytes);
+#include "kernels/widths.inc"
+        default: return nullptr;
+      }
   }
   return nullptr;
 }

@@ -1,6 +1,7 @@
 // The doors into the per-target kernels (Highway dynamic dispatch, skeleton pattern): one
-// translation unit per kind of kernel (copy.cc, row_copy.cc, tiles.cc), each compiled once
-// per SIMD target, each resolving its target once, when a plan is made.
+// translation unit per kind of kernel (copy.cc, row_copy.cc, and tiles_w<bytes>.cc per width
+// of widths.inc, generated from tiles_width.cc.in), each compiled once per SIMD target, each
+// resolving its target once, when a plan is made.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +25,8 @@ RunItemsFn ChooseRunItems(Strategy strategy, int64_t elem_bytes, int64_t vector_
 // Each kind's own door (defined in its translation unit).
 RunItemsFn ChooseCopyRun();
 RunItemsFn ChooseRowCopyRun();
-RunItemsFn ChooseTilesRun(Strategy strategy, int64_t elem_bytes, int64_t vector_bytes);
+#define IOTX_TILE_WIDTH(bytes) RunItemsFn ChooseTilesRun##bytes(Strategy strategy, int64_t vector_bytes);
+#include "kernels/widths.inc"
 
 // Name of the target the dispatch picks now ("AVX3", "AVX2", "SSE4", "EMU128", ...).
 const char* ChosenTargetName();

@@ -217,9 +217,11 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
     return tile;
   }
   tile.row_block = rows.n;
-  tile.vector_bytes = strategy == Strategy::kDeinterleaveCols
-                          ? machine.vector_bytes
-                          : BandVectorBytes(cols.n * e, machine);
+  // Only the band walks pick a narrower vector for narrow planes; the interleaving and fused
+  // strategies use the target's widest (tiles_width-inl.h compiles them for that alone).
+  tile.vector_bytes = strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles
+                          ? BandVectorBytes(cols.n * e, machine)
+                          : machine.vector_bytes;
   tile.tile_rows = TileRows(e);
   tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
   const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
