@@ -76,8 +76,8 @@ void BM_FortranToC(benchmark::State& state) {
   const DescrInfo info{'<', 'f', 4};
   const Dims shape = {n, n};
   for (auto _ : state) {
-    Array array = MakeArray("<f4", info, FortranLayout(shape), data, nullptr);
-    benchmark::DoNotOptimize(array.data.data());
+    Expected<Array> array = MakeArray("<f4", info, FortranLayout(shape), data, nullptr);
+    benchmark::DoNotOptimize(array->data.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(data.size()));
@@ -91,8 +91,8 @@ void BM_BigEndianToLittle(benchmark::State& state) {
   SourceLayout layout;
   layout.memory_shape = {static_cast<int64_t>(bytes / 4)};
   for (auto _ : state) {
-    Array array = MakeArray(">f4", info, layout, data, nullptr);
-    benchmark::DoNotOptimize(array.data.data());
+    Expected<Array> array = MakeArray(">f4", info, layout, data, nullptr);
+    benchmark::DoNotOptimize(array->data.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
 }

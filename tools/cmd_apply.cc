@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "cmd_apply.h"
 #include "command.h"
 #include "producer/apply.h"
 #include "progress_bar.h"
@@ -14,14 +15,6 @@
 namespace iotx::cli {
 namespace {
 
-struct ApplyArgs {
-  std::string io_transposes;
-  std::vector<std::string> input;  // NAME=FILE.npy
-  std::string inputs;              // inp-000.p or model.safetensors
-  std::string out_dir;
-  std::string format;  // "", "npy" or "safetensors"
-  bool quiet = false;
-};
 
 // Splits every --input NAME=FILE; false (after saying why) when one is malformed or a name
 // repeats.
@@ -53,9 +46,11 @@ void PrintReport(const producer::ApplyReport& report, const std::string& out_dir
                 seconds > 0 ? static_cast<double>(report.total_bytes) / seconds / 1e9 : 0.0);
   std::cout << "wrote " << report.files.size() << " file" << (report.files.size() == 1 ? "" : "s")
             << " in " << out_dir << ": " << report.tensors.size() << " tensor"
-            << (report.tensors.size() == 1 ? "" : "s") << ", " << FormatBytes(report.total_bytes)
+            << (report.tensors.size() == 1 ? "" : "s") << ", " << BytesWithUnit(report.total_bytes)
             << " (" << rate << ")\n";
 }
+
+}  // namespace
 
 int RunApply(const ApplyArgs& args) {
   if (args.input.empty() == args.inputs.empty()) {
@@ -93,62 +88,6 @@ int RunApply(const ApplyArgs& args) {
   for (const Warning& warning : report->warnings) PrintWarning(warning);
   if (!args.quiet) PrintReport(*report, args.out_dir, seconds);
   return kExitOk;
-}
-
-}  // namespace
-
-void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<ApplyArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "apply",
-      "Put tensors into their device layout on the host, per an io_transposes file: each\n"
-      "spec is simplified against its tensor and applied by the parallel kernel");
-  cmd->add_option("--io-transposes", args->io_transposes,
-                  "The io_transposes.json to apply, e.g. --io-transposes work/io_transposes.json")
-      ->required()
-      ->type_name("FILE");
-  CLI::Option* input =
-      cmd->add_option("--input", args->input,
-                      "One tensor as NAME=FILE.npy (repeatable), e.g. --input p0=p0.npy "
-                      "--input weight_7=w.npy")
-          ->type_name("NAME=FILE")
-          ->allow_extra_args(false);
-  CLI::Option* inputs =
-      cmd->add_option("--inputs", args->inputs,
-                      "All tensors from one file: a pickle of {name: numpy array} or a "
-                      "safetensors checkpoint (told apart by content), e.g. --inputs inp-000.p "
-                      "or --inputs model.safetensors")
-          ->type_name("FILE");
-  input->excludes(inputs);
-  cmd->add_option("--out-dir", args->out_dir,
-                  "Where the outputs go (created when missing), e.g. --out-dir device/")
-      ->required()
-      ->type_name("DIR");
-  cmd->add_option("--format", args->format,
-                  "npy: DIR/value_<NAME>.npy per tensor; safetensors: one DIR/<stem>.safetensors "
-                  "(stem of --inputs, or \"inputs\"). Default: safetensors for a safetensors "
-                  "input, else npy. E.g. --format safetensors")
-      ->check(CLI::IsMember({"npy", "safetensors"}))
-      ->type_name("FORMAT");
-  cmd->add_flag("--quiet,-q", args->quiet,
-                "Print nothing but warnings and errors (no progress bar, no summary)");
-  cmd->footer(
-      "Every spec must name a given tensor and hold its element count; tensors without a\n"
-      "spec are written unchanged. dtype names carry through (.npy descr such as <V2 for\n"
-      "bfloat16; safetensors dtype names and __metadata__). Each tensor moves from the\n"
-      "memory-mapped input straight into the memory-mapped output, so memory stays near one\n"
-      "tensor. Every file is written through a temporary and renamed into place: an error\n"
-      "leaves no partial file (with npy output, files finished before an I/O failure stay).\n"
-      "A progress bar shows on stderr when it is a terminal and the work is large.\n"
-      "\n"
-      "Examples:\n"
-      "  iotx apply --io-transposes io_transposes.json --input p0=p0.npy --out-dir dev/\n"
-      "  iotx apply --io-transposes io_transposes.json --inputs inp-000.p --out-dir dev/\n"
-      "  iotx apply --io-transposes io_transposes.json --inputs model.safetensors "
-      "--out-dir dev/\n"
-      "\n"
-      "Exit status: 0 written, 1 failed (diagnostic on stderr), 2 usage error.");
-  cmd->callback([&ctx, args] { ctx.exit_code = RunApply(*args); });
 }
 
 }  // namespace iotx::cli

@@ -4,12 +4,12 @@
 
 #include <cmath>
 #include <iostream>
-#include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_output.h"
+#include "cmd_bench.h"
 #include "command.h"
 #include "iotx/plan.h"
 #include "measure.h"
@@ -18,15 +18,6 @@
 namespace iotx::cli {
 namespace {
 
-struct BenchArgs {
-  PermuteArgs permute;
-  int threads = 1;
-  int reps = 11;
-  double min_seconds = 0.02;
-  bool json = false;
-  bool no_huge_pages = false;
-  std::string stores = "auto";
-};
 
 // Seconds per run of `fn`, timed over `iters` back-to-back runs.
 template <class Fn>
@@ -35,6 +26,8 @@ double TimePerRun(int iters, const Fn& fn) {
   for (int i = 0; i < iters; ++i) fn();
   return (measure::NowSeconds() - t0) / iters;
 }
+
+}  // namespace
 
 int RunBench(const BenchArgs& args) {
   bool usage_error = false;
@@ -130,38 +123,6 @@ int RunBench(const BenchArgs& args) {
         args.reps, a, b, c, r);
   }
   return kExitOk;
-}
-
-}  // namespace
-
-void AddBenchCommand(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<BenchArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "bench",
-      "Time the permute kernel on one case against glibc memcpy of the same bytes, alternating\n"
-      "in one process, and print both GB/s and their ratio (median of repeated runs).\n"
-      "Example: iotx bench --dtype f32 --shape 8192,8192 --transpose 1,0 --threads 2");
-  AddPermuteOptions(cmd, args->permute);
-  cmd->add_option("--threads", args->threads,
-                  "Threads for the kernel and for the memcpy baseline (split in equal parts), e.g. 2")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--reps", args->reps, "Timed repetitions after warm-up, e.g. 21")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--min-seconds", args->min_seconds,
-                  "Each repetition runs the case back to back for at least this long, e.g. 0.05")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
-  cmd->add_option("--stores", args->stores,
-                  "The kernel's stores: auto (the planner decides), regular or streaming "
-                  "(cache-bypassing), e.g. regular")
-      ->check(CLI::IsMember({"auto", "regular", "streaming"}))
-      ->capture_default_str();
-  cmd->add_flag("--no-huge-pages", args->no_huge_pages,
-                "Do not advise transparent huge pages for the buffers (4 KiB pages)");
-  cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });
 }
 
 }  // namespace iotx::cli

@@ -1,4 +1,6 @@
 // `iotx codes`: list every diagnostic code with its meaning.
+#include "cmd_codes.h"
+
 #include <iostream>
 
 #include "command.h"
@@ -6,14 +8,11 @@
 
 namespace iotx::cli {
 
-void AddCodesCommand(CLI::App& app, CommandContext& ctx) {
-  CLI::App* cmd = app.add_subcommand("codes", "List the stable diagnostic codes and what they mean");
-  cmd->callback([&ctx] {
-    for (ErrorCode code : AllErrorCodes()) {
-      std::cout << CodeName(code) << "  " << CodeSummary(code) << '\n';
-    }
-    ctx.exit_code = kExitOk;
-  });
+int RunCodes() {
+  for (ErrorCode code : AllErrorCodes()) {
+    std::cout << CodeName(code) << "  " << CodeSummary(code) << '\n';
+  }
+  return kExitOk;
 }
 
 }  // namespace iotx::cli

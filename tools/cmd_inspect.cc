@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_output.h"
+#include "cmd_inspect.h"
 #include "command.h"
 #include "iotx/dims.h"
 #include "hlo/hlo_module.h"
@@ -17,10 +18,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct InspectOptions {
-  std::string module;
-  bool json = false;
-};
 
 std::string Describe(const hlo::InstructionSummary& instruction) {
   return "\"" + instruction.name + "\" (id " + std::to_string(instruction.id) + ") " +
@@ -125,6 +122,8 @@ Json ToJson(const hlo::ModuleSummary& summary) {
           {"neff_calls", std::move(calls)}};
 }
 
+}  // namespace
+
 int RunInspect(const InspectOptions& options) {
   auto module = hlo::ReadModule(options.module);
   if (!module) {
@@ -151,23 +150,6 @@ int RunInspect(const InspectOptions& options) {
     }
   }
   return exit_code;
-}
-
-}  // namespace
-
-void AddInspectCommand(CLI::App& app, CommandContext& ctx) {
-  auto options = std::make_shared<InspectOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "inspect",
-      "Summarize an HLO module: entry parameters (number, name, frontend name, shape), the root,\n"
-      "and every AwsNeuronNeff call with its valid_inputs / required_transpose /\n"
-      "neff_input_names decoded per operand and the NEFF size.");
-  cmd->add_option("module", options->module,
-                  "Serialized xla.HloModuleProto, e.g. iotx inspect wrapped.pb")
-      ->required();
-  cmd->add_flag("--json", options->json,
-                "Print the summary as JSON, e.g. iotx inspect m.pb --json");
-  cmd->callback([options, &ctx] { ctx.exit_code = RunInspect(*options); });
 }
 
 }  // namespace iotx::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "cmd_validate.h"
 #include "command.h"
 #include "iotx/io_transposes.h"
 #include "schema/netlist.h"
@@ -17,12 +18,6 @@
 namespace iotx::cli {
 namespace {
 
-struct ValidateOptions {
-  std::vector<std::string> files;
-  std::string netlist;
-  std::vector<std::string> modular;
-  bool json = false;
-};
 
 // Everything found, plus one summary line per file checked.
 class Report {
@@ -117,32 +112,30 @@ void WarnAliases(const std::optional<Netlist>& netlist, SpecMap& specs, const st
 void CheckModularSet(const ValidateOptions& options, const std::optional<Netlist>& netlist,
                      Report& report) {
   const size_t before = report.error_count();
-  if (options.modular.size() >= 2 && options.netlist.empty()) {
-    report.Add(Error(
-        ErrorCode::kNetlistRequired,
-        Count(options.modular.size(), "modular io_transposes file", "modular io_transposes files") +
-            " need a netlist to be combined; give --netlist hlo_netlist.json"));
+  if (Status s = RequireNetlistFor(options.modular.size(), !options.netlist.empty()); !s) {
+    report.Add(std::move(s).error());
+  }
+  std::vector<PartitionSpecs> partitions;
+  for (const std::string& path : options.modular) {
+    partitions.push_back({path, CheckIoTransposesFile(path, report)});
   }
   const auto forbidden = netlist ? ForbiddenSet(*netlist) : std::set<std::string, std::less<>>{};
-  SpecMap combined;
-  for (const std::string& path : options.modular) {
-    const SpecMap local = CheckIoTransposesFile(path, report);
+  CombinedSpecs combined = CombinePartitions(partitions, forbidden);
+  report.Add(std::move(combined.errors));
+  // Aliases are checked per file, on the specs of that file that combined.
+  for (const PartitionSpecs& partition : partitions) {
     SpecMap accepted;
-    for (const NamedSpec& entry : local) {
-      // One spec at a time, so every clash is reported, not only the first of a file.
-      SpecMap one;
-      one.TryEmplace(entry.input_name, entry.spec);
-      if (Status s = Combine(combined, one, forbidden); !s) {
-        report.Add(std::move(s).error().InFile(path));
-      } else {
-        accepted.TryEmplace(entry.input_name, entry.spec);
-      }
+    for (const NamedSpec& entry : partition.specs) {
+      const TransposeSpec* kept = combined.specs.Find(entry.input_name);
+      if (kept != nullptr && *kept == entry.spec) accepted.TryEmplace(entry.input_name, entry.spec);
     }
-    WarnAliases(netlist, accepted, path, report);
+    WarnAliases(netlist, accepted, partition.file, report);
   }
   report.Summary("modular set (" + Count(options.modular.size(), "file", "files") + ")", before,
-                 Count(combined.size(), "io_transpose", "io_transposes") + " combined");
+                 Count(combined.specs.size(), "io_transpose", "io_transposes") + " combined");
 }
+
+}  // namespace
 
 int RunValidate(const ValidateOptions& options) {
   Report report;
@@ -154,46 +147,6 @@ int RunValidate(const ValidateOptions& options) {
   }
   if (!options.modular.empty()) CheckModularSet(options, netlist, report);
   return report.Print(options.json);
-}
-
-}  // namespace
-
-void AddValidateCommand(CLI::App& app, CommandContext& ctx) {
-  CLI::App* cmd = app.add_subcommand(
-      "validate",
-      "Check io_transposes.json and hlo_netlist.json files; report every problem found");
-  auto options = std::make_shared<ValidateOptions>();
-  cmd->add_option("FILE", options->files,
-                  "io_transposes.json files, each checked on its own, e.g. io_transposes.json");
-  cmd->add_option("--netlist", options->netlist,
-                  "hlo_netlist.json to check; also gives the forbidden set and the partition\n"
-                  "inputs for the other files, e.g. --netlist hlo_netlist.json");
-  cmd->add_option("--modular", options->modular,
-                  "Per-partition io_transposes files, checked and then combined as the wrapper\n"
-                  "does (repeated names across files, forbidden intermediates), e.g.\n"
-                  "--modular sg00/io_transposes.json sg01/io_transposes.json")
-      ->expected(1, -1);
-  cmd->add_flag("--json", options->json,
-                "Print the diagnostics as a JSON array on stdout instead of text on stderr");
-  cmd->footer(
-      "Every element is checked: keys and JSON types, transpose a permutation, dims >= 0,\n"
-      "product within int64, input_name usable in a file name, no input_name repeated in a file.\n"
-      "Put FILE arguments before --modular (which takes every file after it).\n"
-      "\n"
-      "Examples:\n"
-      "  iotx validate examples/io_transposes.json\n"
-      "  iotx validate --netlist hlo_netlist.json --modular sg00/io_transposes.json "
-      "sg01/io_transposes.json\n"
-      "  iotx validate --json io_transposes.json\n"
-      "\n"
-      "Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage error.");
-  cmd->callback([&ctx, options] {
-    if (options->files.empty() && options->netlist.empty() && options->modular.empty()) {
-      throw CLI::ValidationError(
-          "validate", "nothing to check: give FILE, --netlist FILE or --modular FILE...");
-    }
-    ctx.exit_code = RunValidate(*options);
-  });
 }
 
 }  // namespace iotx::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "cmd_wrap.h"
 #include "command.h"
 #include "files/mapped_file.h"
 #include "iotx/io_transposes.h"
@@ -22,15 +23,6 @@
 namespace iotx::cli {
 namespace {
 
-struct WrapOptions {
-  std::string hlo;
-  std::string neff;
-  std::string output;
-  std::string io_transposes;
-  std::vector<std::string> modular;  // each value may itself hold several space-separated files
-  std::string netlist = "hlo_netlist.json";
-  bool netlist_given = false;
-};
 
 std::vector<std::string> SplitOnWhitespace(const std::vector<std::string>& values) {
   std::vector<std::string> files;
@@ -66,6 +58,7 @@ Expected<std::string> ReadNeff(const std::string& path) {
   return std::string(reinterpret_cast<const char*>(file->bytes().data()), file->size());
 }
 
+}  // namespace
 // The whole job; returns the exit code.
 int RunWrap(const WrapOptions& options) {
   auto fail = [](const Error& error) {
@@ -109,46 +102,6 @@ int RunWrap(const WrapOptions& options) {
             << " parameters, " << wrapped->num_transposed << " with a transpose, "
             << wrapped->num_zero_sized << " zero-sized; NEFF " << neff_bytes << " bytes\n";
   return kExitOk;
-}
-
-}  // namespace
-
-void AddWrapCommand(CLI::App& app, CommandContext& ctx) {
-  auto options = std::make_shared<WrapOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "wrap",
-      "Wrap an HLO module's entry computation into one AwsNeuronNeff custom-call that carries\n"
-      "the NEFF and the static IO transposes (the hlo-neff-wrapper). With no transposes and no\n"
-      "zero-sized parameters it says so and writes nothing.");
-  cmd->add_option("--hlo", options->hlo,
-                  "Serialized xla.HloModuleProto to wrap, e.g. --hlo model.hlo_module.pb")
-      ->required();
-  cmd->add_option("--neff", options->neff,
-                  "NEFF file stored as the custom-call's backend_config, e.g. --neff model.neff")
-      ->required();
-  cmd->add_option("--output", options->output,
-                  "Where to write the wrapped module (atomically), e.g. --output wrapped.pb")
-      ->required();
-  CLI::Option_group* source = cmd->add_option_group(
-      "io_transposes", "Exactly one of the single or the modular io_transposes");
-  source->add_option("--io_transposes,--io-transposes", options->io_transposes,
-                     "One io_transposes.json, e.g. --io_transposes io_transposes.json");
-  source
-      ->add_option("--modular-io-transposes", options->modular,
-                   "The per-partition io_transposes.json files of the modular flow, space\n"
-                   "separated, e.g. --modular-io-transposes \"sg00/io_transposes.json "
-                   "sg01/io_transposes.json\"")
-      ->expected(1, -1);
-  source->require_option(1);
-  CLI::Option* netlist =
-      cmd->add_option("--netlist", options->netlist,
-                      "hlo_netlist.json of the modular flow; used when present, required with\n"
-                      "two or more modular files, e.g. --netlist hlo_netlist.json")
-          ->capture_default_str();
-  cmd->callback([options, netlist, &ctx] {
-    options->netlist_given = netlist->count() > 0;
-    ctx.exit_code = RunWrap(*options);
-  });
 }
 
 }  // namespace iotx::cli

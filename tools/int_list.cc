@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+
 namespace iotx::cli {
 namespace {
 
@@ -19,7 +21,7 @@ Expected<std::vector<int64_t>> ParseIntList(std::string_view text) {
   if (!body.empty() && body.front() == '[') {
     if (body.back() != ']') {
       return Fail(ErrorCode::kInvalidArgument,
-                  "'" + std::string(text) + "' opens '[' but does not close it");
+                  fmt::format("'{}' opens '[' but does not close it", text));
     }
     body = Trim(body.substr(1, body.size() - 2));
   }
@@ -33,26 +35,18 @@ Expected<std::vector<int64_t>> ParseIntList(std::string_view text) {
     int64_t value = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size()) {
-      const std::string why =
-          ec == std::errc::result_out_of_range ? "' is outside int64" : "' is not an integer";
       return Fail(ErrorCode::kInvalidArgument,
-                  "item " + std::to_string(values.size()) + " '" + std::string(item) + why +
-                      " (expected comma-separated integers like 6144,256)");
+                  fmt::format("item {} '{}' is {} (expected comma-separated integers like "
+                              "6144,256)",
+                              values.size(), item,
+                              ec == std::errc::result_out_of_range ? "outside int64"
+                                                                   : "not an integer"));
     }
     values.push_back(value);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   return values;
-}
-
-CLI::Validator IntListValidator() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        const auto parsed = ParseIntList(value);
-        return parsed ? std::string() : parsed.error().message;
-      },
-      /*validator_desc=*/"");
 }
 
 }  // namespace iotx::cli

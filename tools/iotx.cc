@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "command.h"
+#include "command_line.h"
 #include "iotx/version.h"
 
 int main(int argc, char** argv) {
@@ -23,9 +24,7 @@ int main(int argc, char** argv) {
       "Run `iotx <command> --help` for a command's options; `iotx codes` lists error codes.");
 
   CommandContext ctx;
-#define IOTX_COMMAND(Name) Add##Name##Command(app, ctx);
-#include "commands.inc"
-#undef IOTX_COMMAND
+  AddCommands(app, ctx);
 
   try {
     app.parse(argc, argv);

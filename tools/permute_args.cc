@@ -6,28 +6,9 @@
 #include <fmt/format.h>
 
 #include "int_list.h"
+#include "iotx/spec.h"
 
 namespace iotx::cli {
-
-void AddPermuteOptions(CLI::App* cmd, PermuteArgs& args) {
-  cmd->add_option("--dtype", args.dtype,
-                  "Element type, e.g. f32, bf16, i8, f64, c128 (only its size matters to the "
-                  "kernel)")
-      ->capture_default_str();
-  cmd->add_option("--shape", args.shape,
-                  "Source shape, comma-separated, e.g. 6144,256. With --reshape it is the "
-                  "tensor's original shape; without, the shape after the reshape")
-      ->required()
-      ->check(IntListValidator());
-  cmd->add_option("--reshape", args.reshape,
-                  "Fold the flat tensor into these dims first, e.g. 3,16,128,2,2,64 (must keep "
-                  "the element count)")
-      ->check(IntListValidator());
-  cmd->add_option("--transpose", args.transpose,
-                  "Permutation of the (reshaped) axes, e.g. 0,4,5,3,1,2; output axis i is "
-                  "source axis P[i] (default: identity)")
-      ->check(IntListValidator());
-}
 
 Expected<PermuteSpec> ResolvePermute(const PermuteArgs& args, bool& usage_error) {
   usage_error = false;
@@ -49,15 +30,10 @@ Expected<PermuteSpec> ResolvePermute(const PermuteArgs& args, bool& usage_error)
     if (!reshape) {
       return usage(fmt::format("--reshape: expected comma-separated integers like 3,16,128, got \"{}\"", args.reshape));
     }
-    const auto before = CheckedProduct(*shape);
-    const auto after = CheckedProduct(*reshape);
-    if (!before || !after || *before != *after) {
-      return Fail(Error(ErrorCode::kElementCountMismatch,
-                        fmt::format("reshape {} has {} elements but the shape {} has {}",
-                                    ToString(*reshape), after ? fmt::format("{}", *after) : "too many",
-                                    ToString(*shape), before ? fmt::format("{}", *before) : "too many"))
-                      .AtKey("reshape"));
-    }
+    // Checked as every command checks a spec against its tensor; the transpose comes later.
+    TransposeSpec fold{Dims(*reshape), Dims(reshape->size())};
+    std::iota(fold.transpose.begin(), fold.transpose.end(), 0);
+    IOTX_RETURN_IF_ERROR(CheckSpecFits(fold, *shape, ""));
     spec.shape = Dims(*reshape);
   }
   if (args.transpose.empty()) {

@@ -1,10 +1,9 @@
-// The options `iotx plan` and `iotx bench` share: --dtype, --shape, --reshape, --transpose.
+// The options `iotx plan` and `iotx bench` share: --dtype, --shape, --reshape, --transpose
+// (declared to CLI11 in command_line.cc).
 #pragma once
 
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "iotx/dims.h"
 #include "iotx/dtype.h"
@@ -18,9 +17,6 @@ struct PermuteArgs {
   std::string reshape;
   std::string transpose;
 };
-
-// Adds the four options to `cmd`, with help text and examples.
-void AddPermuteOptions(CLI::App* cmd, PermuteArgs& args);
 
 // The permute the options describe: source shape after the reshape, and the permutation.
 struct PermuteSpec {

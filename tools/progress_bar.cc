@@ -1,4 +1,5 @@
 #include "progress_bar.h"
+#include "core/text.h"
 
 #include <unistd.h>
 
@@ -11,16 +12,6 @@ namespace {
 constexpr int kBarWidth = 30;
 constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
 
-std::string Scaled(uint64_t bytes) {
-  char text[32];
-  const double gib = static_cast<double>(bytes) / (1 << 30);
-  if (gib >= 1) {
-    std::snprintf(text, sizeof(text), "%.2f GiB", gib);
-  } else {
-    std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  }
-  return text;
-}
 
 }  // namespace
 
@@ -36,8 +27,8 @@ void ProgressBar::Update(uint64_t done, uint64_t total) {
   const double seconds = std::chrono::duration<double>(now - start_).count();
   const double rate = seconds > 0 ? static_cast<double>(done) / seconds / 1e9 : 0;
   std::fprintf(stderr, "\r[%s%s]  %s / %s  %.2f GB/s ", std::string(filled, '#').c_str(),
-               std::string(kBarWidth - filled, '.').c_str(), Scaled(done).c_str(),
-               Scaled(total).c_str(), rate);
+               std::string(kBarWidth - filled, '.').c_str(), FormatBytes(done).c_str(),
+               FormatBytes(total).c_str(), rate);
   std::fflush(stderr);
 }
 

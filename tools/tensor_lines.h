@@ -10,7 +10,7 @@
 namespace iotx::cli {
 
 // "3145728 bytes (3.0 MiB)"
-std::string FormatBytes(uint64_t bytes);
+std::string BytesWithUnit(uint64_t bytes);
 
 // "p0: [6144, 256] <f2 -> [3, 128, 2, 2048], 3145728 bytes (3.0 MiB), transposed"
 // ("copied unchanged (no spec)" for an input without a spec), then " -> FILE" with FILE

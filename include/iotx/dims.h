@@ -16,6 +16,10 @@
 
 namespace iotx {
 
+// The most dimensions a tensor, a spec or a plan may have: numpy 2's NPY_MAXDIMS (numpy 1 has
+// 32). Bounds file headers, per-array bookkeeping and the kernel's loop nest.
+inline constexpr size_t kMaxRank = 64;
+
 class IOTX_API Dims {
  public:
   using value_type = int64_t;

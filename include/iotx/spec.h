@@ -59,8 +59,13 @@ class IOTX_API SpecMap {
 // 0..len(reshape)-1, every reshape dim is >= 0, and the product fits in int64.
 IOTX_API Status ValidateSpec(const TransposeSpec& spec);
 
-// product(reshape) == element_count, else kElementCountMismatch naming both.
-IOTX_API Status CheckElementCount(const TransposeSpec& spec, int64_t element_count);
+// Whether `spec` can be applied to a tensor of `shape`: the spec is valid (ValidateSpec, its
+// code) and product(reshape) equals the tensor's element count, else NCC_IHNW003
+// ("Reshape size mismatch for input: <name>: illegal static io reshape from <shape> to
+// <reshape> (...)"). The one check every command and the runtime make; `input_name` may be
+// empty (then "Reshape size mismatch: illegal static io reshape ...").
+IOTX_API Status CheckSpecFits(const TransposeSpec& spec, std::span<const int64_t> shape,
+                              std::string_view input_name);
 
 // The device-side shape, that of np.transpose(a.reshape(spec.reshape), spec.transpose):
 // reshape[transpose[k]] for each k. `spec` must be valid (ValidateSpec).

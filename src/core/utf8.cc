@@ -1,38 +1,41 @@
 #include "core/utf8.h"
 
-#include <cstdint>
-
 namespace iotx {
 
+char32_t DecodeUtf8(std::string_view text, size_t& pos) noexcept {
+  const auto lead = static_cast<unsigned char>(text[pos++]);
+  if (lead < 0x80) return lead;
+  size_t length = 0;
+  unsigned char second_lo = 0x80;
+  unsigned char second_hi = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) second_lo = 0xA0;  // overlong below U+0800
+    if (lead == 0xED) second_hi = 0x9F;  // surrogates U+D800..U+DFFF
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) second_lo = 0x90;  // overlong below U+10000
+    if (lead == 0xF4) second_hi = 0x8F;  // past U+10FFFF
+  } else {
+    return kInvalidUtf8;  // a stray continuation byte, C0, C1 or F5..FF
+  }
+  char32_t cp = lead & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+  for (size_t i = 1; i < length; ++i) {
+    if (pos >= text.size()) return kInvalidUtf8;
+    const auto c = static_cast<unsigned char>(text[pos]);
+    const bool ok = i == 1 ? (c >= second_lo && c <= second_hi) : (c & 0xC0) == 0x80;
+    if (!ok) return kInvalidUtf8;  // c starts the next sequence
+    cp = (cp << 6) | (c & 0x3F);
+    ++pos;
+  }
+  return cp;
+}
+
 bool IsValidUtf8(std::string_view text) noexcept {
-  size_t i = 0;
-  const size_t n = text.size();
-  while (i < n) {
-    const auto b0 = static_cast<uint8_t>(text[i]);
-    if (b0 < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t length;
-    uint32_t min_code;
-    uint32_t code;
-    if ((b0 & 0xE0) == 0xC0) {
-      length = 2, min_code = 0x80, code = b0 & 0x1F;
-    } else if ((b0 & 0xF0) == 0xE0) {
-      length = 3, min_code = 0x800, code = b0 & 0x0F;
-    } else if ((b0 & 0xF8) == 0xF0) {
-      length = 4, min_code = 0x10000, code = b0 & 0x07;
-    } else {
-      return false;
-    }
-    if (n - i < length) return false;
-    for (size_t k = 1; k < length; ++k) {
-      const auto b = static_cast<uint8_t>(text[i + k]);
-      if ((b & 0xC0) != 0x80) return false;
-      code = (code << 6) | (b & 0x3F);
-    }
-    if (code < min_code || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-    i += length;
+  for (size_t pos = 0; pos < text.size();) {
+    if (DecodeUtf8(text, pos) == kInvalidUtf8) return false;
   }
   return true;
 }

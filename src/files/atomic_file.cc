@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "files/path_safety.h"
+#include "files/system_error.h"
 
 namespace iotx::files {
 namespace {
@@ -26,7 +27,6 @@ constexpr size_t kMaxWriteChunk = size_t{1} << 30;
 // bits, so a second attempt is already rare.
 constexpr int kTempNameAttempts = 16;
 
-std::string ErrnoText(int errnum) { return std::generic_category().message(errnum); }
 
 // ".NAME.tmp-<pid>-<counter><random>": hidden, beside the target, unique per process and call.
 std::string TempName(const std::string& file_name) {
@@ -60,9 +60,10 @@ Status SyncDirectory(const std::filesystem::path& dir, const std::filesystem::pa
   if (dir_fd < 0 || fsync(dir_fd) != 0) {
     int errnum = errno;
     if (dir_fd >= 0) close(dir_fd);
-    return Fail(Error(ErrorCode::kIoWrite, "file renamed into place, but syncing directory '" +
-                                               dir.string() + "' failed: " + ErrnoText(errnum))
-                    .InFile(file.string()));
+    return Fail(SystemError(ErrorCode::kIoWrite,
+                            "file renamed into place, but syncing directory '" + dir.string() +
+                                "' failed",
+                            file, errnum));
   }
   close(dir_fd);
   return Ok();
@@ -84,9 +85,9 @@ Expected<AtomicFile> AtomicFile::Create(const std::filesystem::path& path,
     int fd = open(temp_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) return AtomicFile(path, std::move(temp_path), fd);
     if (errno != EEXIST) {
-      return Fail(Error(ErrorCode::kIoWrite, "cannot create temporary file '" + temp_path.string() +
-                                                 "': " + ErrnoText(errno))
-                      .InFile(path.string()));
+      return Fail(SystemError(ErrorCode::kIoWrite,
+                              "cannot create temporary file '" + temp_path.string() + "'", path,
+                              errno));
     }
   }
   return Fail(Error(ErrorCode::kIoWrite, "no unused temporary file name found beside it")
@@ -130,9 +131,8 @@ void AtomicFile::Discard() noexcept {
 }
 
 Error AtomicFile::WriteError(std::string_view what, int errnum) const {
-  return Error(ErrorCode::kIoWrite,
-               std::string(what) + " '" + temp_path_.string() + "': " + ErrnoText(errnum))
-      .InFile(path_.string());
+  return SystemError(ErrorCode::kIoWrite, std::string(what) + " '" + temp_path_.string() + "'",
+                     path_, errnum);
 }
 
 Status AtomicFile::Write(std::span<const std::byte> bytes) {
@@ -209,9 +209,9 @@ Status AtomicFile::Commit() {
   if (rename(temp_path_.c_str(), path_.c_str()) != 0) {
     int errnum = errno;
     unlink(temp_path_.c_str());
-    return Fail(Error(ErrorCode::kIoWrite, "cannot rename '" + temp_path_.string() +
-                                               "' into place: " + ErrnoText(errnum))
-                    .InFile(path_.string()));
+    return Fail(SystemError(ErrorCode::kIoWrite,
+                            "cannot rename '" + temp_path_.string() + "' into place", path_,
+                            errnum));
   }
   std::filesystem::path dir = path_.parent_path().empty() ? "." : path_.parent_path();
   return SyncDirectory(dir, path_);

@@ -1,4 +1,5 @@
 #include "files/atomic_symlink.h"
+#include "files/system_error.h"
 
 #include <unistd.h>
 
@@ -26,8 +27,7 @@ std::string TempLinkName(const std::filesystem::path& link) {
 }
 
 Error LinkError(const std::filesystem::path& link, const std::string& what, int errnum) {
-  return Error(ErrorCode::kIoWrite, what + ": " + std::generic_category().message(errnum))
-      .InFile(link.string());
+  return SystemError(ErrorCode::kIoWrite, what, link, errnum);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "files/background_flush.h"
+#include "files/system_error.h"
 
 #include <sys/mman.h>
 
@@ -62,8 +63,9 @@ void BackgroundFlush::Run() {
 
 Status SyncMapping(std::span<std::byte> mapping) {
   if (mapping.empty() || msync(mapping.data(), mapping.size(), MS_SYNC) == 0) return Ok();
-  return Fail(ErrorCode::kIoWrite,
-              "cannot write the output's pages to disk: " + std::generic_category().message(errno));
+  const int errnum = errno;
+  return Fail(SystemError(ErrorCode::kIoWrite, "cannot write the output's pages to disk", {},
+                          errnum));
 }
 
 }  // namespace iotx::files

@@ -1,4 +1,5 @@
 #include "files/mapped_file.h"
+#include "files/system_error.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,8 +13,7 @@ namespace iotx::files {
 
 Expected<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::filesystem::path& path) {
   auto fail = [&path](ErrorCode code, const std::string& what, int errnum) {
-    return Fail(
-        Error(code, what + ": " + std::generic_category().message(errnum)).InFile(path.string()));
+    return Fail(SystemError(code, what, path, errnum));
   };
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; it is refused
   // below as not a regular file.

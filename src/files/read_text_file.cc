@@ -1,4 +1,5 @@
 #include "files/read_text_file.h"
+#include "files/system_error.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,7 +27,7 @@ class FileDescriptor {
 };
 
 Error IoError(ErrorCode code, const std::string& what, const std::string& path, int err) {
-  return Error(code, what + ": " + std::strerror(err)).InFile(path);
+  return SystemError(code, what, path, err);
 }
 
 }  // namespace

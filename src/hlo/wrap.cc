@@ -9,6 +9,7 @@
 #include "iotx/attributes.h"
 #include "hlo/hlo_module.h"
 #include "hlo/hlo_shape.h"
+#include "core/text.h"
 
 namespace iotx::hlo {
 namespace {
@@ -21,13 +22,8 @@ Error StructureError(std::string message, const std::string& file) {
 }
 
 std::string ListNames(const std::vector<EntryParameter>& parameters) {
-  std::string out;
-  for (size_t i = 0; i < parameters.size() && i < kNamesListedInNotes; ++i) {
-    if (i > 0) out += ", ";
-    out += parameters[i].frontend_name;
-  }
-  if (parameters.size() > kNamesListedInNotes) out += ", ...";
-  return out.empty() ? "none" : out;
+  return ListFirstNames(
+      parameters, [](const EntryParameter& p) { return p.frontend_name; }, kNamesListedInNotes);
 }
 
 // Checks `spec` against the parameter it names (SPEC section 5, NCC_IHNW003).
@@ -41,21 +37,10 @@ Status CheckAgainstParameter(const NamedSpec& named, const xla::HloInstructionPr
                                file)
                     .AtKey(name));
   }
-  if (Status valid = ValidateSpec(named.spec); !valid) {
-    Error error = std::move(valid).error();
-    error.message = "io_transpose for input \"" + name + "\": " + error.message;
-    return Fail(std::move(error).AtKey(name));
-  }
-  std::optional<int64_t> product = CheckedProduct(named.spec.reshape);
-  if (product != element_count) {
-    return Fail(Error(ErrorCode::kReshapeSizeMismatch,
-                      "Reshape size mismatch for input: " + name + " (reshape " +
-                          ToString(named.spec.reshape) + " holds " +
-                          (product ? std::to_string(*product) : std::string("too many")) +
-                          " elements, the parameter " + ShapeToString(parameter.shape()) +
-                          " holds " + std::to_string(*element_count) + ")")
-                    .InFile(file)
-                    .AtKey(name));
+  const auto& dims = parameter.shape().dimensions();
+  const std::vector<int64_t> shape(dims.begin(), dims.end());
+  if (Status fits = CheckSpecFits(named.spec, shape, name); !fits) {
+    return Fail(std::move(fits).error().InFile(file));
   }
   return Ok();
 }

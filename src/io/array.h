@@ -10,12 +10,10 @@
 
 #include "io/descr.h"
 #include "iotx/dims.h"
+#include "iotx/status.h"
 
 namespace iotx::io {
 
-// The most dimensions an array read or written here may have (numpy 2's NPY_MAXDIMS; numpy 1
-// has 32). Bounds header sizes and per-array bookkeeping.
-inline constexpr size_t kMaxRank = 64;
 
 // A dense array in C order whose bytes live elsewhere: in a file mapping (zero-copy reads) or
 // in a heap buffer, which `owner` keeps alive. Copying an Array copies the view, not the bytes.
@@ -50,17 +48,12 @@ SourceLayout FortranLayout(std::span<const int64_t> shape);
 
 // Builds the Array for `data`, which holds an array of `info`'s elements laid out as
 // `layout` says. Plain little-endian C-order data is referenced (zero-copy, `owner` kept);
-// otherwise it is copied once into a new buffer: transposed to C order and byte-swapped to
-// little-endian, with the descr's '>' changed to '<'. `data` must hold exactly
-// product(memory_shape) * itemsize bytes and `axes` must be a permutation (callers check).
-Array MakeArray(std::string descr, const DescrInfo& info, const SourceLayout& layout,
-                std::span<const std::byte> data, std::shared_ptr<const void> owner);
-
-// dst = C-order bytes of transpose(src, axes), src being C order of `src_shape`. Naive and
-// unthreaded: it only handles the rare Fortran-ordered or big-endian inputs, never the
-// transposes iotx exists for (those run on src/kernels).
-void TransposeToCOrder(const std::byte* src, std::span<const int64_t> src_shape,
-                       std::span<const int64_t> axes, size_t itemsize, std::byte* dst);
+// otherwise it is copied once into a new buffer: transposed to C order (by the permute kernel)
+// and byte-swapped to little-endian, with the descr's '>' changed to '<'. `data` must hold
+// exactly product(memory_shape) * itemsize bytes and `axes` must be a permutation (callers
+// check); the kernel's errors pass through.
+Expected<Array> MakeArray(std::string descr, const DescrInfo& info, const SourceLayout& layout,
+                          std::span<const std::byte> data, std::shared_ptr<const void> owner);
 
 // Reverses the bytes of every `unit`-byte group of `data` (unit 1: nothing to do).
 void ByteSwap(std::span<std::byte> data, size_t unit);

@@ -7,15 +7,12 @@
 
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
+#include "core/text.h"
 
 namespace iotx {
 namespace {
 
-std::string Bytes(int64_t b) {
-  if (b >= (int64_t{1} << 20) && b % 1024 == 0) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
-  if (b >= 1024 && b % 1024 == 0) return fmt::format("{} KiB", b / 1024);
-  return fmt::format("{} B", b);
-}
+std::string Bytes(int64_t b) { return FormatBytes(static_cast<uint64_t>(b)); }
 
 std::string DimRole(const PlanData& d, int i) {
   std::string role;

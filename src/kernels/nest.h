@@ -15,6 +15,8 @@
 #include <array>
 #include <cstdint>
 
+#include "iotx/dims.h"
+
 #include "kernels/problem.h"
 
 namespace iotx::kernels {

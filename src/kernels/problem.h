@@ -14,9 +14,6 @@
 
 namespace iotx::kernels {
 
-// Largest rank MakeProblem accepts. numpy's own limit is 32 (64 since 2.0); the kernel's
-// per-item odometers live on the stack, so the rank has a ceiling.
-inline constexpr size_t kMaxRank = 64;
 
 struct Dim {
   int64_t n = 1;           // extent

@@ -9,22 +9,16 @@
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
 #include "producer/permute_copy.h"
+#include "core/text.h"
+#include "schema/unknown_input.h"
 
 namespace iotx::producer {
 namespace {
 
 Error MissingInput(const std::string& name, const ApplyOptions& options, const TensorSet& inputs) {
-  std::string known;
-  constexpr size_t kShown = 8;
-  for (size_t i = 0; i < inputs.tensors.size() && i < kShown; ++i) {
-    known += (i == 0 ? "" : ", ") + inputs.tensors[i].name;
-  }
-  if (inputs.tensors.size() > kShown) known += ", ...";
-  return Error(ErrorCode::kMissingInput, "there is a spec for input \"" + name +
-                                             "\", which is not among the inputs given (" +
-                                             (known.empty() ? std::string("none") : known) + ")")
-      .InFile(options.io_transposes.string())
-      .AtKey(name);
+  return UnknownInputError(name, "the inputs given",
+                           ListFirstNames(inputs.tensors, [](const Tensor& t) { return t.name; }))
+      .InFile(options.io_transposes.string());
 }
 
 // The device layout of `tensor` under `spec`, checked against the tensor.
@@ -33,16 +27,8 @@ Expected<TransposeSpec> SpecFor(const Tensor& tensor, const TransposeSpec& spec,
   const auto located = [&](Error error) {
     return Fail(std::move(error).InFile(options.io_transposes.string()).AtKey(tensor.name));
   };
-  const std::optional<int64_t> elements = CheckedProduct(tensor.shape);
-  const std::optional<int64_t> reshaped = CheckedProduct(spec.reshape);
-  if (!elements || !reshaped || *elements != *reshaped) {
-    return located(Error(
-        ErrorCode::kReshapeSizeMismatch,
-        "Reshape size mismatch for input: " + tensor.name + ": reshape " + ToString(spec.reshape) +
-            " holds " + (reshaped ? std::to_string(*reshaped) : std::string("too many")) +
-            " elements, but the tensor from " + tensor.source.filename().string() + " has shape " +
-            ToString(tensor.shape) + " (" +
-            (elements ? std::to_string(*elements) : std::string("too many")) + " elements)"));
+  if (Status fits = CheckSpecFits(spec, tensor.shape, tensor.name); !fits) {
+    return located(std::move(fits).error());
   }
   if (tensor.element_bits % 8 != 0) {
     return located(Error(ErrorCode::kUnsupported,

@@ -46,7 +46,7 @@ struct ApplyPlan {
 std::string SafetensorsOutputName(const TensorSet& inputs);
 
 // Reads options.io_transposes and checks everything before anything is written: every spec
-// names a given tensor (kMissingInput) and holds its element count (NCC_IHNW003, naming both
+// names a given tensor (kUnknownInput) and holds its element count (NCC_IHNW003, naming both
 // shapes), elements are whole bytes where a spec permutes them (kUnsupported), every tensor
 // has a dtype name in the output format (kUnknownDType), names fit value_<name>.npy
 // (kUnsafeName), output paths stay inside out_dir (kPathUnsafe for a symlink leading out) and

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "files/path_safety.h"
+#include "files/system_error.h"
 
 namespace iotx::producer {
 namespace {
@@ -22,9 +23,8 @@ Status SyncDirectory(const std::filesystem::path& dir) {
   if (fd < 0 || fsync(fd) != 0) {
     const int errnum = errno;
     if (fd >= 0) close(fd);
-    return Fail(Error(ErrorCode::kIoWrite, "links made, but syncing the directory failed: " +
-                                               std::generic_category().message(errnum))
-                    .InFile(dir.string()));
+    return Fail(files::SystemError(ErrorCode::kIoWrite,
+                            "links made, but syncing the directory failed", dir, errnum));
   }
   close(fd);
   return Ok();

@@ -8,6 +8,8 @@
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
 #include "files/read_text_file.h"
+#include "core/text.h"
+#include "schema/unknown_input.h"
 
 namespace iotx::producer {
 namespace {
@@ -15,17 +17,10 @@ namespace {
 // kUnknownInput naming the spec's input and a few of the tensors there are.
 Error UnknownInput(const std::string& name, const WorkDir& workdir,
                    const std::vector<io::NamedArray>& tensors) {
-  std::string known;
-  constexpr size_t kShown = 8;
-  for (size_t i = 0; i < tensors.size() && i < kShown; ++i) {
-    known += (i == 0 ? "" : ", ") + tensors[i].name;
-  }
-  if (tensors.size() > kShown) known += ", ...";
-  return Error(ErrorCode::kUnknownInput,
-               "input \"" + name + "\" is not among the tensors of " + kTensorsFile + " (" +
-                   (tensors.empty() ? std::string("it holds none") : "it holds " + known) + ")")
-      .InFile(workdir.io_transposes().string())
-      .AtKey(name);
+  const std::string known =
+      ListFirstNames(tensors, [](const io::NamedArray& t) { return t.name; });
+  return UnknownInputError(name, std::string("the tensors of ") + kTensorsFile, known)
+      .InFile(workdir.io_transposes().string());
 }
 
 }  // namespace
@@ -64,6 +59,9 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
     const auto it = by_name.find(named.input_name);
     if (it == by_name.end()) {
       return Fail(UnknownInput(named.input_name, workdir, plan.tensors));
+    }
+    if (Status fits = CheckSpecFits(named.spec, it->second->array.shape, named.input_name); !fits) {
+      return Fail(std::move(fits).error().InFile(workdir.io_transposes().string()));
     }
     Expected<TransposeSpec> simplified = Simplify(named.spec, it->second->array.shape);
     if (!simplified) {

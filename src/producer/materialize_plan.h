@@ -49,7 +49,7 @@ struct MaterializePlan {
 // Reads the work dir and checks everything. Errors (nothing written): those of ScanWorkDir,
 // of reading io_transposes.json (syntax, schema, kUnsafeName for a name unfit for a file name)
 // and inp-000.p (kPickle*), kUnknownInput for a spec whose input_name is not a tensor,
-// kIllegalReshape when a spec does not fit its tensor, and kPathUnsafe / kNotADirectory /
+// NCC_IHNW003 when a spec does not fit its tensor, and kPathUnsafe / kNotADirectory /
 // kIoWrite for a path that would be written outside the work dir or is in the way (a planted
 // symlink, transposed_inputs being a file, a directory named like an output).
 Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options);

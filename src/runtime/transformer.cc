@@ -67,12 +67,8 @@ Expected<Input> MakeInput(size_t index, std::string name, const ParameterDesc& p
   }
 
   if (spec) {
-    if (Status s = ValidateSpec(*spec); !s) {
+    if (Status s = CheckSpecFits(*spec, parameter.shape, input.name); !s) {
       return Fail(ParameterError(s.error().code, index, input.name, s.error().message));
-    }
-    if (Status s = CheckElementCount(*spec, *count); !s) {
-      return Fail(ParameterError(ErrorCode::kReshapeSizeMismatch, index, input.name,
-                                 s.error().message));
     }
     input.output_shape = DeviceShape(*spec);
   } else {

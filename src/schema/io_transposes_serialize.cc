@@ -8,9 +8,9 @@ namespace {
 
 void AppendSpecFields(std::string& out, const TransposeSpec& spec) {
   out += "\"reshape\": ";
-  schema::AppendPythonJsonIntList(out, spec.reshape);
+  out += ToString(spec.reshape);  // Python's list repr is its json.dumps too
   out += ", \"transpose\": ";
-  schema::AppendPythonJsonIntList(out, spec.transpose);
+  out += ToString(spec.transpose);
 }
 
 }  // namespace

@@ -38,12 +38,8 @@ Expected<IoTransposes> LoadIoTransposes(const LoadRequest& request) {
   }
   // Checked before anything is read: without the topology the partitions' specs cannot be
   // told apart, whatever the files hold.
-  if (request.modular_files.size() >= 2 && !request.netlist_file) {
-    return Fail(ErrorCode::kNetlistRequired,
-                std::to_string(request.modular_files.size()) +
-                    " modular io_transposes files need a netlist (hlo_netlist.json) to combine "
-                    "them; give one");
-  }
+  IOTX_RETURN_IF_ERROR(
+      RequireNetlistFor(request.modular_files.size(), request.netlist_file.has_value()));
   std::optional<Netlist> netlist;
   if (request.netlist_file) {
     IOTX_ASSIGN_OR_RETURN(netlist, ReadNetlist(*request.netlist_file));
@@ -54,15 +50,17 @@ Expected<IoTransposes> LoadIoTransposes(const LoadRequest& request) {
     IOTX_ASSIGN_OR_RETURN(result, ParseFile(*request.single_file));
     result.files_read.push_back(*request.single_file);
   } else {
-    const auto forbidden = netlist ? ForbiddenSet(*netlist) : std::set<std::string, std::less<>>{};
+    std::vector<PartitionSpecs> partitions;
     for (const std::string& path : request.modular_files) {
       result.files_read.push_back(path);
       IOTX_ASSIGN_OR_RETURN(IoTransposes local, ParseFile(path));
-      if (Status combined = Combine(result.specs, local.specs, forbidden); !combined) {
-        return Fail(std::move(combined).error().InFile(path));
-      }
+      partitions.push_back({path, std::move(local.specs)});
       Append(result.warnings, std::move(local.warnings));
     }
+    const auto forbidden = netlist ? ForbiddenSet(*netlist) : std::set<std::string, std::less<>>{};
+    CombinedSpecs combined = CombinePartitions(partitions, forbidden);
+    if (!combined.errors.empty()) return Fail(std::move(combined.errors.front()));
+    result.specs = std::move(combined.specs);
   }
   if (netlist) PropagateAliases(*netlist, result.specs, &result.warnings);
   return result;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,28 @@ std::set<std::string, std::less<>> ForbiddenSet(const Netlist& netlist);
 // `forbidden` is NCC_IIOT002. On error `acc` is left unchanged.
 Status Combine(SpecMap& acc, const SpecMap& local,
                         const std::set<std::string, std::less<>>& forbidden);
+
+// One partition's io_transposes, as read from its file.
+struct PartitionSpecs {
+  std::string file;
+  SpecMap specs;
+};
+
+// The modular set as the wrapper combines it: the partitions' specs in order, each checked
+// against the specs of the partitions before it (NCC_IIOT001) and the forbidden set
+// (NCC_IIOT002). Every clash is an error in its partition's file and its spec is left out, so
+// `specs` holds what did combine; the loader stops at the first error, `iotx validate` reports
+// them all.
+struct CombinedSpecs {
+  SpecMap specs;
+  std::vector<Error> errors;
+};
+CombinedSpecs CombinePartitions(std::span<const PartitionSpecs> partitions,
+                                const std::set<std::string, std::less<>>& forbidden);
+
+// Two or more modular files cannot be told apart without the topology: NCC_IHNW001 unless a
+// netlist is given.
+Status RequireNetlistFor(size_t modular_files, bool netlist_given);
 
 // A transpose declared on a partition's input applies to the user-facing input of that name
 // (identity aliasing). A transposed name that is in no partition's Inputs gets a warning.

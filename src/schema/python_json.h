@@ -15,7 +15,4 @@ namespace iotx::schema {
 // maximal invalid subpart, as Python's bytes.decode("utf-8", "replace") would decode them.
 void AppendPythonJsonString(std::string& out, std::string_view text);
 
-// Appends "[3, 2048, 2, 128]".
-void AppendPythonJsonIntList(std::string& out, std::span<const int64_t> values);
-
 }  // namespace iotx::schema

@@ -42,14 +42,7 @@ Status CheckOrigShape(std::span<const int64_t> orig) {
 Expected<TransposeSpec> Simplify(const TransposeSpec& spec, std::span<const int64_t> orig_shape) {
   IOTX_RETURN_IF_ERROR(ValidateSpec(spec));
   IOTX_RETURN_IF_ERROR(CheckOrigShape(orig_shape));
-  // Products of non-zero dims that fit in int64 (both checked above) cannot overflow below.
-  if (*CheckedProduct(spec.reshape) != *CheckedProduct(orig_shape)) {
-    return Fail(ErrorCode::kIllegalReshape,
-                "Illegal static io reshape from " + ToString(orig_shape) + " to " +
-                    ToString(spec.reshape) + ": they hold " +
-                    std::to_string(*CheckedProduct(orig_shape)) + " and " +
-                    std::to_string(*CheckedProduct(spec.reshape)) + " elements");
-  }
+  IOTX_RETURN_IF_ERROR(CheckSpecFits(spec, orig_shape, ""));
 
   const size_t rank = spec.reshape.size();
   const std::vector<int64_t> boundaries = InteriorBoundaries(orig_shape);

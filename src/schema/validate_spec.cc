@@ -43,13 +43,24 @@ Status ValidateSpec(const TransposeSpec& spec) {
   return Ok();
 }
 
-Status CheckElementCount(const TransposeSpec& spec, int64_t element_count) {
-  const auto product = CheckedProduct(spec.reshape);
-  if (!product || *product != element_count) {
-    return Fail(ErrorCode::kElementCountMismatch,
-                "reshape " + ToString(spec.reshape) + " holds " +
-                    (product ? std::to_string(*product) : std::string("more than int64")) +
-                    " elements but the tensor has " + std::to_string(element_count));
+Status CheckSpecFits(const TransposeSpec& spec, std::span<const int64_t> shape,
+                     std::string_view input_name) {
+  IOTX_RETURN_IF_ERROR(ValidateSpec(spec));
+  const auto count = [](std::span<const int64_t> dims) {
+    const auto product = CheckedProduct(dims);
+    return product ? std::to_string(*product) : std::string("more than int64 holds");
+  };
+  const auto reshaped = CheckedProduct(spec.reshape);
+  const auto elements = CheckedProduct(shape);
+  if (!reshaped || !elements || *reshaped != *elements) {
+    std::string message = "Reshape size mismatch";
+    if (!input_name.empty()) message += " for input: " + std::string(input_name);
+    // The source's two messages for this failure, the wrapper's and the producer's, in one.
+    message += ": illegal static io reshape from " + ToString(shape) + " to " +
+               ToString(spec.reshape) + " (the tensor holds " + count(shape) +
+               " elements, the reshape " + count(spec.reshape) + ")";
+    return Fail(Error(ErrorCode::kReshapeSizeMismatch, std::move(message))
+                    .AtKey(std::string(input_name)));
   }
   return Ok();
 }

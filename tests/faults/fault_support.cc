@@ -28,95 +28,9 @@ uint64_t Digest(const std::string& bytes) { return std::hash<std::string>{}(byte
 
 }  // namespace
 
-ToolProcess::ToolProcess(const std::vector<std::string>& args, const ChildOptions& options) {
-  // Everything the child needs is prepared before fork: between fork and exec only
-  // async-signal-safe calls are allowed.
-  std::vector<std::string> argv_strings = {IOTX_TOOL_PATH};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // Pipes, not files: RLIMIT_FSIZE limits writes to files, and the diagnostic must get out.
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-    throw std::runtime_error("pipe failed");
-  }
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  struct rlimit limit = {};
-  if (options.file_size_limit >= 0) {
-    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options.file_size_limit);
-  }
-
-  pid_ = fork();
-  if (pid_ == 0) {
-    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(127);
-    if (options.file_size_limit >= 0) {
-      // An ignored signal stays ignored across exec: the tool then sees EFBIG.
-      signal(SIGXFSZ, SIG_IGN);
-      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(127);
-    }
-    dup2(null_fd, 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  close(null_fd);
-  out_fd_ = out_pipe[0];
-  err_fd_ = err_pipe[0];
-  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-}
-
-ToolProcess::~ToolProcess() {
-  if (!waited_) Kill();
-}
-
-ChildResult ToolProcess::Wait() {
-  if (waited_) return result_;
-  // Drain both pipes until the child (and anything it started) closes them.
-  char buffer[65536];
-  while (out_fd_ >= 0 || err_fd_ >= 0) {
-    pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      int& fd = i == 0 ? out_fd_ : err_fd_;
-      if (fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      const ssize_t n = read(fd, buffer, sizeof(buffer));
-      if (n > 0) {
-        (i == 0 ? result_.out : result_.err).append(buffer, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fd);
-        fd = -1;
-      }
-    }
-  }
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
-  waited_ = true;
-  if (WIFEXITED(status)) result_.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result_.signal = WTERMSIG(status);
-  return result_;
-}
-
-ChildResult ToolProcess::Kill() {
-  if (!waited_) kill(pid_, SIGKILL);
-  return Wait();
-}
-
-ChildResult RunToolWith(const std::vector<std::string>& args, const ChildOptions& options) {
-  ToolProcess process(args, options);
-  return process.Wait();
-}
-
 std::chrono::microseconds TimeTool(const std::vector<std::string>& args, const std::string& cwd) {
   const auto start = std::chrono::steady_clock::now();
-  ChildResult r = RunToolWith(args, {.cwd = cwd});
+  ProcessResult r = RunToolWith(args, {.cwd = cwd});
   const auto took = std::chrono::steady_clock::now() - start;
   if (r.exit_code != 0) throw std::runtime_error("iotx failed: " + r.err);
   return std::chrono::duration_cast<std::chrono::microseconds>(took);

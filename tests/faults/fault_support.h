@@ -1,5 +1,5 @@
-// Shared by the fault tests: running the built tool under limits or killing it midway, and
-// looking at a directory tree before and after.
+// Shared by the fault tests: timing the built tool, and looking at a directory tree before
+// and after (they run the tool, under limits or killed midway, through support/process.h).
 #pragma once
 
 #include <sys/types.h>
@@ -11,46 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "support/process.h"
+
 namespace iotx::test {
-
-struct ChildOptions {
-  std::string cwd;
-  // RLIMIT_FSIZE for the child in bytes (< 0: unchanged). SIGXFSZ is ignored in the child, so
-  // a write past the limit fails with EFBIG as on a full disk instead of killing it.
-  int64_t file_size_limit = -1;
-};
-
-struct ChildResult {
-  int exit_code = -1;  // when it exited
-  int signal = 0;      // when a signal ended it
-  std::string out;
-  std::string err;
-};
-
-// The built `iotx` running in the background, its stdout and stderr going into pipes.
-class ToolProcess {
- public:
-  ToolProcess(const std::vector<std::string>& args, const ChildOptions& options);
-  ~ToolProcess();
-  ToolProcess(const ToolProcess&) = delete;
-  ToolProcess& operator=(const ToolProcess&) = delete;
-
-  pid_t pid() const { return pid_; }
-  // Waits for the process to end and collects its output.
-  ChildResult Wait();
-  // SIGKILLs it (if still running) and waits.
-  ChildResult Kill();
-
- private:
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-  int err_fd_ = -1;
-  bool waited_ = false;
-  ChildResult result_;
-};
-
-// Runs the tool to completion under `options`.
-ChildResult RunToolWith(const std::vector<std::string>& args, const ChildOptions& options);
 
 // Runs the tool and returns how long it took (wall clock), failing the test on a non-zero exit.
 std::chrono::microseconds TimeTool(const std::vector<std::string>& args, const std::string& cwd);

@@ -51,7 +51,7 @@ std::vector<uint64_t> Budgets(uint64_t largest, uint64_t granule) {
 
 uint64_t PageRounded(uint64_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
-void ExpectCleanFailure(const ChildResult& result, const Tree& before, const Tree& done,
+void ExpectCleanFailure(const ProcessResult& result, const Tree& before, const Tree& done,
                         const Tree& now) {
   EXPECT_EQ(result.signal, 0) << "killed by signal " << result.signal << "\n" << result.err;
   EXPECT_EQ(result.exit_code, 1) << result.err;
@@ -72,7 +72,7 @@ Reference RunReference(const Scenario& scenario, const std::string& root) {
   scenario.setup(root);
   Reference ref;
   ref.before = SnapshotTree(root);
-  const ChildResult result = RunToolWith(scenario.args, {.cwd = root});
+  const ProcessResult result = RunToolWith(scenario.args, {.cwd = root});
   if (result.exit_code != 0) throw std::runtime_error("reference run failed: " + result.err);
   ref.done = SnapshotTree(root);
   return ref;
@@ -93,7 +93,7 @@ TEST_P(FullDiskTest, FileSizeLimitGivesACodedErrorAndNoPartialFile) {
     const std::string root = temp / ("limit-" + std::to_string(budget));
     fs::create_directory(root);
     scenario.setup(root);
-    const ChildResult result =
+    const ProcessResult result =
         RunToolWith(scenario.args, {.cwd = root, .file_size_limit = static_cast<int64_t>(budget)});
     ExpectCleanFailure(result, ref.before, ref.done, SnapshotTree(root));
     fs::remove_all(root);
@@ -151,7 +151,7 @@ TEST_P(FullDiskTest, SmallTmpfsGivesACodedErrorAndNoPartialFile) {
     ASSERT_TRUE(tmpfs.mounted()) << tmpfs.error();
     scenario.setup(root);
     const Tree before = SnapshotTree(root);
-    const ChildResult result = RunToolWith(scenario.args, {.cwd = root});
+    const ProcessResult result = RunToolWith(scenario.args, {.cwd = root});
     // Partial progress is allowed (materialize writes tensor by tensor), a partial file is not.
     ExpectCleanFailure(result, before, ref.done, SnapshotTree(root));
   }

@@ -72,7 +72,7 @@ class HostileInputTest : public ::testing::Test {
         WriteFile(dir + "/" + path, bytes);
       }
       const Tree before = SnapshotTree(temp_.path());
-      const ChildResult result = RunToolWith(c.args, {.cwd = dir});
+      const ProcessResult result = RunToolWith(c.args, {.cwd = dir});
       EXPECT_EQ(result.signal, 0) << "killed by signal " << result.signal << "\n" << result.err;
       EXPECT_TRUE(result.exit_code >= 0 && result.exit_code <= 2) << result.exit_code;
       EXPECT_FALSE(LooksLikeCrash(result.err)) << result.err;
@@ -204,7 +204,7 @@ TEST_F(HostileInputTest, RefusedPicklesNameTheForbiddenGlobal) {
   fs::create_directories(temp_ / "out");
   WriteFile(temp_ / "io.json", kSpecA);
   WriteFile(temp_ / "evil.p", "cos\nsystem\n(S'touch " + Marker() + "'\ntR.");
-  const ChildResult r = RunToolWith(
+  const ProcessResult r = RunToolWith(
       {"apply", "--io-transposes", "io.json", "--inputs", "evil.p", "--out-dir", "out"},
       {.cwd = temp_.path()});
   EXPECT_EQ(r.exit_code, 1);

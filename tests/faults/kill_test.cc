@@ -75,9 +75,9 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
     SCOPED_TRACE(GetParam() + " round " + std::to_string(round) + ": killed after " +
                  std::to_string(delay.count()) + " us of a " + std::to_string(full.count()) +
                  " us run");
-    ToolProcess process(scenario.args, {.cwd = root});
+    Process process(ToolArgv(scenario.args), {.cwd = root});
     std::this_thread::sleep_for(delay);
-    const ChildResult result = process.Kill();
+    const ProcessResult result = process.Kill();
     if (result.signal == SIGKILL) ++killed_midway;
     if (result.signal == 0) {
       ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -94,7 +94,7 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
   EXPECT_GE(killed_midway, kKillsPerScenario / 2)
       << "too few runs were killed before they finished for the test to mean much";
 
-  const ChildResult rerun = RunToolWith(scenario.args, {.cwd = root});
+  const ProcessResult rerun = RunToolWith(scenario.args, {.cwd = root});
   ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
   const Tree converged = SnapshotTree(root);
   EXPECT_EQ(converged, done) << "after the re-run:\n"

@@ -74,7 +74,7 @@ class WorkDirFaultTest : public ::testing::Test {
     WriteFile(outside_ + "/victim.npy", "victim: not to be written through");
   }
 
-  ChildResult Materialize(bool verify) {
+  ProcessResult Materialize(bool verify) {
     std::vector<std::string> args = {"materialize", work_, "--quiet"};
     if (verify) args.push_back("--verify");
     return RunToolWith(args, {});
@@ -87,7 +87,7 @@ class WorkDirFaultTest : public ::testing::Test {
     const Tree outside_before = SnapshotTree(outside_);
     for (bool verify : {true, false}) {
       SCOPED_TRACE(verify ? "materialize --verify" : "materialize");
-      const ChildResult result = Materialize(verify);
+      const ProcessResult result = Materialize(verify);
       EXPECT_EQ(result.signal, 0);
       EXPECT_EQ(result.exit_code, 1) << result.err;
       EXPECT_NE(result.err.find("iotx: error: " + code + " "), std::string::npos) << result.err;
@@ -119,14 +119,14 @@ TEST_F(WorkDirFaultTest, ReadOnlyPartitionDirFailsCleanlyAndARerunConverges) {
   {
     ReadOnlyView read_only(work_ + "/sg01");
     if (!read_only.available()) GTEST_SKIP() << read_only.why_not();
-    const ChildResult result = Materialize(/*verify=*/true);
+    const ProcessResult result = Materialize(/*verify=*/true);
     EXPECT_EQ(result.exit_code, 1) << result.err;
     EXPECT_TRUE(HasErrorCode(result.err)) << result.err;
     EXPECT_FALSE(LooksLikeCrash(result.err)) << result.err;
     const auto problems = CompareInterrupted(before, done, SnapshotTree(work_), false);
     EXPECT_TRUE(problems.empty()) << problems.front();
   }
-  const ChildResult rerun = Materialize(/*verify=*/true);
+  const ProcessResult rerun = Materialize(/*verify=*/true);
   ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
   EXPECT_EQ(SnapshotTree(work_), done);
 }
@@ -143,7 +143,7 @@ TEST_F(WorkDirFaultTest, ReadOnlyOutputDirsAreRefusedUnchanged) {
     const Tree before = SnapshotTree(root);
     ReadOnlyView read_only(root + "/out");
     if (!read_only.available()) GTEST_SKIP() << read_only.why_not();
-    const ChildResult result = RunToolWith(scenario.args, {.cwd = root});
+    const ProcessResult result = RunToolWith(scenario.args, {.cwd = root});
     EXPECT_EQ(result.exit_code, 1) << result.err;
     EXPECT_TRUE(HasErrorCode(result.err)) << result.err;
     EXPECT_FALSE(LooksLikeCrash(result.err)) << result.err;
@@ -180,7 +180,7 @@ TEST_F(WorkDirFaultTest, DanglingLinksInPartitionDirsAreReplacedWithoutAGap) {
       }
     }
   });
-  const ChildResult result = Materialize(/*verify=*/true);
+  const ProcessResult result = Materialize(/*verify=*/true);
   running = false;
   watcher.join();
 
@@ -230,7 +230,7 @@ TEST_F(WorkDirFaultTest, PlantedLinkInApplyOutputDirIsNotWrittenThrough) {
   fs::create_symlink(outside_ + "/victim.npy", root + "/out/value_w0.npy");
   const Tree before = SnapshotTree(root);
   const Tree outside_before = SnapshotTree(outside_);
-  const ChildResult result = RunToolWith(scenario.args, {.cwd = root});
+  const ProcessResult result = RunToolWith(scenario.args, {.cwd = root});
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_NE(result.err.find("iotx: error: IOTX_E303 "), std::string::npos) << result.err;
   EXPECT_EQ(SnapshotTree(root), before);

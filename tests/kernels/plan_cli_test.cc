@@ -30,7 +30,7 @@ TEST(PlanCliTest, ShapeAloneIsTheShapeAfterReshape) {
 TEST(PlanCliTest, ReshapeMustKeepTheElementCount) {
   auto r = RunTool({"plan", "--shape", "6144,256", "--reshape", "3,16,128", "--transpose", "0,1,2"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("IOTX_E113"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NCC_IHNW003"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("reshape"), std::string::npos) << r.err;
 }
 

@@ -162,7 +162,7 @@ TEST_F(ApplyErrorTest, SizeMismatchNamesTheInputAndBothShapes) {
 
 TEST_F(ApplyErrorTest, ASpecForAnInputNotGiven) {
   WriteSpecs("[{\"input_name\": \"absent\", \"reshape\": [2], \"transpose\": [0]}]");
-  ExpectFailure(ApplyBoth(), "IOTX_E122", {"absent", "small"});
+  ExpectFailure(ApplyBoth(), "IOTX_E117", {"absent", "small"});
 }
 
 TEST_F(ApplyErrorTest, UnreadableFiles) {

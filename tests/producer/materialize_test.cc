@@ -186,7 +186,7 @@ TEST_F(MaterializeRefusesTest, ASpecForAnInputThatIsNotThere) {
 TEST_F(MaterializeRefusesTest, ASpecThatDoesNotFitItsTensor) {
   WriteFile(work_ + "/io_transposes.json",
             "[{\"input_name\": \"p0\", \"reshape\": [6144, 255], \"transpose\": [1, 0]}]");
-  ExpectRefused("IOTX_E114", "[6144, 255]");
+  ExpectRefused("NCC_IHNW003", "illegal static io reshape from [6144, 256] to [6144, 255]");
 }
 
 TEST_F(MaterializeRefusesTest, APathUnsafeSpecName) {

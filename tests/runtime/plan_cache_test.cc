@@ -34,14 +34,14 @@ TEST(PlanCacheTest, EvictsTheLeastRecentlyUsed) {
   const int64_t perm[] = {1, 0};
   const int64_t s1[] = {2, 3}, s2[] = {3, 4}, s3[] = {4, 5};
   auto p1 = cache.GetOrCreate(s1, perm, 4, {});
-  cache.GetOrCreate(s2, perm, 4, {});
-  cache.GetOrCreate(s1, perm, 4, {});  // s1 is now the most recent
-  cache.GetOrCreate(s3, perm, 4, {});  // evicts s2
+  (void)cache.GetOrCreate(s2, perm, 4, {});
+  (void)cache.GetOrCreate(s1, perm, 4, {});  // s1 is now the most recent
+  (void)cache.GetOrCreate(s3, perm, 4, {});  // evicts s2
   EXPECT_EQ(cache.size(), 2u);
   const size_t misses = cache.misses();
-  cache.GetOrCreate(s1, perm, 4, {});
+  (void)cache.GetOrCreate(s1, perm, 4, {});
   EXPECT_EQ(cache.misses(), misses);
-  cache.GetOrCreate(s2, perm, 4, {});
+  (void)cache.GetOrCreate(s2, perm, 4, {});
   EXPECT_EQ(cache.misses(), misses + 1);
 }
 

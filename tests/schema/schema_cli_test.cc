@@ -34,7 +34,8 @@ TEST(SimplifyCliTest, InvalidSpecsExitOneWithTheDiagnostic) {
                     "--transpose", "0,4,5,3,1,2"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, HasSubstr("iotx: error: IOTX_E114 Illegal static io reshape from "
+  EXPECT_THAT(r.err, HasSubstr("iotx: error: NCC_IHNW003 Reshape size mismatch: illegal static "
+                               "io reshape from "
                                "[6144, 256] to [3, 16, 128, 2, 2, 63]"));
   r = RunTool({"simplify", "--shape", "6", "--reshape", "2,3", "--transpose", "0,0"});
   EXPECT_EQ(r.exit_code, 1);

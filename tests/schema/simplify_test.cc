@@ -102,12 +102,12 @@ TEST(SimplifyTest, HighRankSpecsSimplifyToo) {
             Spec({4, 9, 25, 49}, {3, 2, 1, 0}));
 }
 
-TEST(SimplifyTest, ProductMismatchIsAnIllegalReshapeNamingBoth) {
+TEST(SimplifyTest, ProductMismatchIsAReshapeSizeMismatchNamingBoth) {
   const std::vector<int64_t> orig = {6144, 256};
   const auto out = Simplify(Spec({3, 16, 128, 2, 2, 63}, {0, 4, 5, 3, 1, 2}), orig);
   ASSERT_FALSE(out);
-  EXPECT_EQ(out.error().code, ErrorCode::kIllegalReshape);
-  EXPECT_NE(out.error().message.find("Illegal static io reshape from [6144, 256] to "
+  EXPECT_EQ(out.error().code, ErrorCode::kReshapeSizeMismatch);
+  EXPECT_NE(out.error().message.find("illegal static io reshape from [6144, 256] to "
                                      "[3, 16, 128, 2, 2, 63]"),
             std::string::npos)
       << out.error().message;

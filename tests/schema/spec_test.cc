@@ -70,14 +70,22 @@ TEST(ValidateSpecTest, RejectsNegativeDimsAndOverflow) {
   EXPECT_TRUE(s);
 }
 
-TEST(CheckElementCountTest, ComparesTheProduct) {
-  EXPECT_TRUE(CheckElementCount(Spec({3, 2048, 2, 128}, {0, 3, 2, 1}), 6144 * 256));
-  const Status s = CheckElementCount(Spec({3, 4}, {1, 0}), 13);
+TEST(CheckSpecFitsTest, ComparesTheProductAndNamesBothShapes) {
+  const int64_t example[] = {6144, 256};
+  EXPECT_TRUE(CheckSpecFits(Spec({3, 2048, 2, 128}, {0, 3, 2, 1}), example, "p0"));
+  const int64_t thirteen[] = {13};
+  const Status s = CheckSpecFits(Spec({3, 4}, {1, 0}), thirteen, "w");
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().code, ErrorCode::kElementCountMismatch);
-  EXPECT_NE(s.error().message.find("12"), std::string::npos);
-  EXPECT_NE(s.error().message.find("13"), std::string::npos);
-  EXPECT_TRUE(CheckElementCount(Spec({0, 7}, {0, 1}), 0));
+  EXPECT_EQ(CodeName(s.error().code), "NCC_IHNW003");
+  EXPECT_EQ(s.error().key, "w");
+  EXPECT_EQ(s.error().message,
+            "Reshape size mismatch for input: w: illegal static io reshape from [13] to [3, 4] "
+            "(the tensor holds 13 elements, the reshape 12)");
+  const int64_t empty[] = {0, 5};
+  EXPECT_TRUE(CheckSpecFits(Spec({0, 7}, {0, 1}), empty, ""));
+  // An invalid spec keeps ValidateSpec's code.
+  EXPECT_EQ(CheckSpecFits(Spec({2, 3}, {0, 0}), example, "").error().code,
+            ErrorCode::kNotPermutation);
 }
 
 TEST(CheckInputNameTest, RejectsNamesThatCouldEscapeAFileName) {

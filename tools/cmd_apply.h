@@ -1,0 +1,22 @@
+// `iotx apply`: put tensors into device layout on the host, per an io_transposes file.
+// The options as command_line.cc parses them, and the job. No CLI11 here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace iotx::cli {
+
+struct ApplyArgs {
+  std::string io_transposes;
+  std::vector<std::string> input;  // NAME=FILE.npy
+  std::string inputs;              // inp-000.p or model.safetensors
+  std::string out_dir;
+  std::string format;  // "", "npy" or "safetensors"
+  bool quiet = false;
+};
+
+// Runs the command; returns the process exit code (command.h).
+int RunApply(const ApplyArgs& args);
+
+}  // namespace iotx::cli
