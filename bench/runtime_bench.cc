@@ -2,6 +2,8 @@
 //   memcpy/<case>          the copy of the same bytes
 //   apply/<case>           InputTransformer::Apply, iotx's threads (per-call overhead on the
 //                          small cases, bandwidth on the large ones)
+//   execute/<case>         the kernel alone on the plan Apply uses: Apply's time above it is
+//                          the runtime's per-call overhead (target: under 1 us)
 //   apply_1thread/<case>   iotx_transformer_apply_ex with max_threads = 1 (calling thread only)
 //   kernel_1thread/<case>  Execute on a plan made with max_threads = 1: the kernel's 1-thread
 //                          speed, which apply_1thread should match
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "iotx/iotx.h"
+#include "iotx/plan.h"
 #include "iotx/runtime.h"
 
 namespace {
@@ -107,6 +110,22 @@ void BM_Apply(benchmark::State& state, const Case& c) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
+void BM_Execute(benchmark::State& state, const Case& c) {
+  auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size);
+  if (!plan) {
+    state.SkipWithError(plan.error().ToString().c_str());
+    return;
+  }
+  const size_t bytes = iotx::PlanBytes(**plan);
+  Buffers b(bytes);
+  for (auto _ : state) {
+    auto s = iotx::Execute(**plan, b.src.data(), b.dst.data());
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+
 void BM_ApplyCallingThread(benchmark::State& state, const Case& c) {
   CModel m(c);
   if (m.t == nullptr) {
@@ -184,6 +203,7 @@ const bool kRegistered = [] {
     const std::string n = c.name;
     benchmark::RegisterBenchmark(("Runtime/memcpy/" + n).c_str(), BM_Memcpy, c)->UseRealTime();
     benchmark::RegisterBenchmark(("Runtime/apply/" + n).c_str(), BM_Apply, c)->UseRealTime();
+    benchmark::RegisterBenchmark(("Runtime/execute/" + n).c_str(), BM_Execute, c)->UseRealTime();
     if (c.range_bytes != 0) {
       const std::string size = c.range_bytes >= kMiB ? std::to_string(c.range_bytes / kMiB) + "MiB"
                                                       : std::to_string(c.range_bytes / 1024) + "KiB";

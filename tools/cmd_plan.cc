@@ -10,13 +10,9 @@
 namespace iotx::cli {
 
 int RunPlan(const PlanArgs& args) {
-  bool usage_error = false;
-  auto spec = ResolvePermute(args.permute, usage_error);
-  if (!spec) {
-    if (usage_error) return kExitUsage;
-    PrintError(spec.error());
-    return kExitFailure;
-  }
+  int exit_code = kExitOk;
+  const std::optional<PermuteSpec> spec = ResolvePermuteOrExit(args.permute, exit_code);
+  if (!spec) return exit_code;
   PlanOptions options;
   options.max_threads = args.threads;
   options.stores = args.stores == "regular"     ? PlanOptions::Stores::kRegular

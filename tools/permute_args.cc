@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cli_output.h"
+#include "command.h"
 #include "int_list.h"
 #include "iotx/spec.h"
 
@@ -47,6 +49,19 @@ Expected<PermuteSpec> ResolvePermute(const PermuteArgs& args, bool& usage_error)
     spec.perm = Dims(*perm);
   }
   return spec;
+}
+
+std::optional<PermuteSpec> ResolvePermuteOrExit(const PermuteArgs& args, int& exit_code) {
+  bool usage_error = false;
+  auto spec = ResolvePermute(args, usage_error);
+  if (spec) return std::move(*spec);
+  if (usage_error) {
+    exit_code = kExitUsage;
+  } else {
+    PrintError(spec.error());
+    exit_code = kExitFailure;
+  }
+  return std::nullopt;
 }
 
 }  // namespace iotx::cli

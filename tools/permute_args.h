@@ -30,4 +30,8 @@ struct PermuteSpec {
 // element count differs from the shape's) is returned as an Error with its code.
 Expected<PermuteSpec> ResolvePermute(const PermuteArgs& args, bool& usage_error);
 
+// ResolvePermute for a command: on failure prints the diagnostic (a usage error was printed
+// already) and sets `exit_code` (kExitUsage or kExitFailure).
+std::optional<PermuteSpec> ResolvePermuteOrExit(const PermuteArgs& args, int& exit_code);
+
 }  // namespace iotx::cli

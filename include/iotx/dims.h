@@ -74,6 +74,9 @@ class IOTX_API Dims {
 
  private:
   void Grow(size_t min_capacity);
+  // Takes other's values (its heap block, or a copy of its inline ones into our storage,
+  // which holds at least kInlineCapacity); leaves other empty and inline.
+  void TakeFrom(Dims& other) noexcept;
 
   int64_t* data_ = inline_;
   size_t size_ = 0;

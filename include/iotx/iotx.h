@@ -117,6 +117,10 @@ IOTX_C_API iotx_error* iotx_transformer_from_json(const char* json, size_t json_
 /* iotx_build_options.flags: ignore io_transposes entries that match no parameter (they are
  * listed by iotx_transformer_ignored_spec) instead of failing with IOTX_E117. */
 #define IOTX_BUILD_IGNORE_UNMATCHED_SPECS 0x1u
+/* iotx_build_options.flags: the runtime feeds on its own threads (iotx_apply_options'
+ * parallel_for, or max_threads 1): building starts none of oneTBB's worker threads (by
+ * default the first large plan starts them, so that the first feed is not slower). */
+#define IOTX_BUILD_CALLER_THREADS 0x2u
 
 typedef struct iotx_build_options {
   size_t struct_size; /* sizeof(iotx_build_options) */
@@ -124,7 +128,14 @@ typedef struct iotx_build_options {
 } iotx_build_options;
 #define IOTX_BUILD_OPTIONS_INIT {sizeof(iotx_build_options), 0u}
 
-/* iotx_transformer_from_json with options; `options` may be NULL (the defaults). */
+/* The builders above with options; `options` may be NULL (the defaults). */
+IOTX_C_API iotx_error* iotx_transformer_from_attributes_ex(const char* valid_inputs,
+                                                           const char* required_transpose,
+                                                           const char* neff_input_names,
+                                                           const iotx_parameter* parameters,
+                                                           size_t num_parameters,
+                                                           const iotx_build_options* options,
+                                                           iotx_transformer** out);
 IOTX_C_API iotx_error* iotx_transformer_from_json_ex(const char* json, size_t json_size,
                                                      const iotx_parameter* parameters,
                                                      size_t num_parameters,

@@ -25,13 +25,17 @@ enum class DeviceGeneration {
 
 struct IOTX_API PlanOptions {
   // Upper bound on threads; 0 = whatever the calling oneTBB task arena offers. Execute runs
-  // on the arena it is called from, so a runtime that wants its own pool calls it inside
-  // its tbb::task_arena::execute().
+  // on the arena it is called from (a runtime with its own pool passes ExecuteOptions).
   int max_threads = 0;
   enum class Stores { kAuto, kRegular, kStreaming };
   // kAuto picks cache-bypassing stores only when the output is far larger than the cache.
   Stores stores = Stores::kAuto;
   DeviceGeneration device = DeviceGeneration::kTrn2;
+  // Whether MakePlan may start oneTBB's worker threads ahead of the first Execute, so that
+  // call is not an outlier. false for plans that run on the caller's threads only
+  // (ExecuteOptions::parallel_for or max_threads = 1): then no thread starts before an
+  // Execute that actually uses oneTBB.
+  bool start_workers = true;
 };
 
 class Plan;  // immutable; defined in src/kernels

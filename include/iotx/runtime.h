@@ -56,7 +56,10 @@ struct IOTX_API MutableBuffer {
 
 // How a transformer is built.
 struct IOTX_API BuildOptions {
-  PlanOptions plan;  // threads, stores and device generation of every input's plan
+  // Threads, stores and device generation of every input's plan. A runtime that feeds on its
+  // own threads (ExecuteOptions::parallel_for or max_threads = 1) sets plan.start_workers =
+  // false, so that building starts no oneTBB thread either.
+  PlanOptions plan;
   // FromSpecs: an io_transposes entry whose input_name matches no parameter is an error
   // (kUnknownInput: its input would reach the device in the wrong layout) unless this is set;
   // then the entry is ignored and listed by ignored_specs().

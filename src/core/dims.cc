@@ -1,4 +1,5 @@
 #include "iotx/dims.h"
+#include "core/check.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,10 +15,11 @@ Dims::Dims(std::span<const int64_t> values) {
 
 Dims::Dims(size_t count, int64_t value) { resize(count, value); }
 
-Dims::Dims(Dims&& other) noexcept {
+void Dims::TakeFrom(Dims& other) noexcept {
   if (other.is_inline()) {
-    std::memcpy(inline_, other.inline_, other.size_ * sizeof(int64_t));
+    std::memcpy(data_, other.inline_, other.size_ * sizeof(int64_t));
   } else {
+    if (!is_inline()) delete[] data_;
     data_ = other.data_;
     capacity_ = other.capacity_;
     other.data_ = other.inline_;
@@ -26,6 +28,8 @@ Dims::Dims(Dims&& other) noexcept {
   size_ = other.size_;
   other.size_ = 0;
 }
+
+Dims::Dims(Dims&& other) noexcept { TakeFrom(other); }
 
 Dims& Dims::operator=(const Dims& other) {
   if (this != &other) {
@@ -37,19 +41,7 @@ Dims& Dims::operator=(const Dims& other) {
 }
 
 Dims& Dims::operator=(Dims&& other) noexcept {
-  if (this == &other) return *this;
-  if (other.is_inline()) {
-    // Keep our own storage (inline or heap); it has room for at least kInlineCapacity values.
-    std::memcpy(data_, other.inline_, other.size_ * sizeof(int64_t));
-  } else {
-    if (!is_inline()) delete[] data_;
-    data_ = other.data_;
-    capacity_ = other.capacity_;
-    other.data_ = other.inline_;
-    other.capacity_ = kInlineCapacity;
-  }
-  size_ = other.size_;
-  other.size_ = 0;
+  if (this != &other) TakeFrom(other);
   return *this;
 }
 
@@ -82,11 +74,13 @@ void Dims::resize(size_t count, int64_t value) {
 }
 
 void Dims::erase(size_t index) noexcept {
+  IOTX_DCHECK(index < size_);
   std::memmove(data_ + index, data_ + index + 1, (size_ - index - 1) * sizeof(int64_t));
   --size_;
 }
 
 void Dims::insert(size_t index, int64_t value) {
+  IOTX_DCHECK(index <= size_);
   if (size_ == capacity_) Grow(size_ + 1);
   std::memmove(data_ + index + 1, data_ + index, (size_ - index) * sizeof(int64_t));
   data_[index] = value;

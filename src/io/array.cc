@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/check.h"
 #include "iotx/plan.h"
 
 namespace iotx::io {
@@ -58,6 +59,10 @@ SourceLayout FortranLayout(std::span<const int64_t> shape) {
 
 Expected<Array> MakeArray(std::string descr, const DescrInfo& info, const SourceLayout& layout,
                           std::span<const std::byte> data, std::shared_ptr<const void> owner) {
+  // The readers checked both before building the array.
+  IOTX_DCHECK(CheckedProduct(layout.memory_shape).value_or(-1) * static_cast<int64_t>(info.itemsize) ==
+              static_cast<int64_t>(data.size()));
+  IOTX_DCHECK(layout.axes.empty() || layout.axes.size() == layout.memory_shape.size());
   Array array;
   array.itemsize = info.itemsize;
   if (layout.axes.empty()) {

@@ -128,6 +128,9 @@ Status RunBox(const PlanData& whole, Problem box, const uint8_t* src, uint8_t* d
   }
   PlanData d;
   d.options = whole.options;
+  // The box is no output of its own to map onto the device: one partition tile.
+  d.sbuf.geometry = whole.sbuf.geometry;
+  d.sbuf.leading = 1;
   if (d.options.stores == PlanOptions::Stores::kAuto && bytes <= kRegularStoresBoxBytes) {
     d.options.stores = PlanOptions::Stores::kRegular;
   }
@@ -136,7 +139,7 @@ Status RunBox(const PlanData& whole, Problem box, const uint8_t* src, uint8_t* d
   if (options.max_threads > 0 || options.parallel_for != nullptr) {
     d.options.max_threads = ThreadsFor(whole.options, options);
   }
-  PlanStages(std::move(box), d);
+  IOTX_RETURN_IF_ERROR(PlanStages(std::move(box), d));
   return RunPlan(d, src, dst, options);
 }
 

@@ -203,6 +203,46 @@ iotx_error* Query(const char* function, const iotx_transformer* t, size_t index,
   });
 }
 
+iotx_error* ReadBuildOptions(const char* function, const iotx_build_options* options,
+                             iotx::BuildOptions* build) {
+  if (options == nullptr) return nullptr;
+  if (iotx_error* e = CheckStructSize(function, "iotx_build_options", options,
+                                      options->struct_size, kBuildOptionsV1,
+                                      sizeof(iotx_build_options))) {
+    return e;
+  }
+  constexpr uint32_t kKnown = IOTX_BUILD_IGNORE_UNMATCHED_SPECS | IOTX_BUILD_CALLER_THREADS;
+  if ((options->flags & ~kKnown) != 0) {
+    return MakeError(ErrorCode::kInvalidArgument, function,
+                     "iotx_build_options.flags has unknown bits " +
+                         std::to_string(options->flags & ~kKnown) +
+                         "; expected IOTX_BUILD_* bits only");
+  }
+  build->ignore_unmatched_specs = (options->flags & IOTX_BUILD_IGNORE_UNMATCHED_SPECS) != 0;
+  build->plan.start_workers = (options->flags & IOTX_BUILD_CALLER_THREADS) == 0;
+  return nullptr;
+}
+
+iotx_error* FromAttributes(const char* function, const char* valid_inputs,
+                           const char* required_transpose, const char* neff_input_names,
+                           const iotx_parameter* parameters, size_t num_parameters,
+                           const iotx_build_options* options, iotx_transformer** out) {
+  return Guard(function, [&]() -> iotx_error* {
+    if (out == nullptr) return NullArgument(function, "out");
+    *out = nullptr;
+    if (valid_inputs == nullptr) return NullArgument(function, "valid_inputs");
+    if (required_transpose == nullptr) return NullArgument(function, "required_transpose");
+    if (parameters == nullptr && num_parameters != 0) return NullArgument(function, "parameters");
+    iotx::BuildOptions build;
+    if (iotx_error* e = ReadBuildOptions(function, options, &build)) return e;
+    auto params = ToParameters(function, parameters, num_parameters);
+    if (!params) return MakeError(params.error());
+    iotx::NeffAttributes attributes{valid_inputs, required_transpose,
+                                    neff_input_names != nullptr ? neff_input_names : ""};
+    return Publish(runtime::BuildFromAttributes(attributes, *params, build), out);
+  });
+}
+
 iotx_error* FromJson(const char* function, const char* json, size_t json_size,
                      const iotx_parameter* parameters, size_t num_parameters,
                      const iotx_build_options* options, iotx_transformer** out) {
@@ -212,20 +252,7 @@ iotx_error* FromJson(const char* function, const char* json, size_t json_size,
     if (json == nullptr) return NullArgument(function, "json");
     if (parameters == nullptr && num_parameters != 0) return NullArgument(function, "parameters");
     iotx::BuildOptions build;
-    if (options != nullptr) {
-      if (iotx_error* e = CheckStructSize(function, "iotx_build_options", options,
-                                          options->struct_size, kBuildOptionsV1,
-                                          sizeof(iotx_build_options))) {
-        return e;
-      }
-      if ((options->flags & ~IOTX_BUILD_IGNORE_UNMATCHED_SPECS) != 0) {
-        return MakeError(ErrorCode::kInvalidArgument, function,
-                         "iotx_build_options.flags has unknown bits " +
-                             std::to_string(options->flags & ~IOTX_BUILD_IGNORE_UNMATCHED_SPECS) +
-                             "; expected IOTX_BUILD_* bits only");
-      }
-      build.ignore_unmatched_specs = (options->flags & IOTX_BUILD_IGNORE_UNMATCHED_SPECS) != 0;
-    }
+    if (iotx_error* e = ReadBuildOptions(function, options, &build)) return e;
     // json_size is the document: a NUL inside it is not JSON (a C string's end passed with
     // the wrong size, or two things in one buffer), and the parser must not stop there.
     if (const void* nul = std::memchr(json, '\0', json_size)) {
@@ -314,19 +341,19 @@ iotx_error* iotx_transformer_from_attributes(const char* valid_inputs,
                                              const char* neff_input_names,
                                              const iotx_parameter* parameters,
                                              size_t num_parameters, iotx_transformer** out) {
-  constexpr const char* kFn = "iotx_transformer_from_attributes";
-  return Guard(kFn, [&]() -> iotx_error* {
-    if (out == nullptr) return NullArgument(kFn, "out");
-    *out = nullptr;
-    if (valid_inputs == nullptr) return NullArgument(kFn, "valid_inputs");
-    if (required_transpose == nullptr) return NullArgument(kFn, "required_transpose");
-    if (parameters == nullptr && num_parameters != 0) return NullArgument(kFn, "parameters");
-    auto params = ToParameters(kFn, parameters, num_parameters);
-    if (!params) return MakeError(params.error());
-    iotx::NeffAttributes attributes{valid_inputs, required_transpose,
-                                    neff_input_names != nullptr ? neff_input_names : ""};
-    return Publish(runtime::BuildFromAttributes(attributes, *params, iotx::BuildOptions{}), out);
-  });
+  return FromAttributes("iotx_transformer_from_attributes", valid_inputs, required_transpose,
+                        neff_input_names, parameters, num_parameters, nullptr, out);
+}
+
+iotx_error* iotx_transformer_from_attributes_ex(const char* valid_inputs,
+                                                const char* required_transpose,
+                                                const char* neff_input_names,
+                                                const iotx_parameter* parameters,
+                                                size_t num_parameters,
+                                                const iotx_build_options* options,
+                                                iotx_transformer** out) {
+  return FromAttributes("iotx_transformer_from_attributes_ex", valid_inputs, required_transpose,
+                        neff_input_names, parameters, num_parameters, options, out);
 }
 
 iotx_error* iotx_transformer_from_json(const char* json, size_t json_size,

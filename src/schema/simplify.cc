@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/check.h"
 #include "iotx/spec.h"
 
 namespace iotx {
@@ -80,6 +81,9 @@ Expected<TransposeSpec> Simplify(const TransposeSpec& spec, std::span<const int6
     const auto axis = static_cast<size_t>(spec.transpose[k]);
     if (axis == 0 || group[axis] != group[axis - 1]) out.transpose.push_back(group[axis]);
   }
+  // Merging never changes the element count or breaks the permutation.
+  IOTX_DCHECK(ValidateSpec(out).has_value());
+  IOTX_DCHECK(CheckedProduct(out.reshape) == CheckedProduct(spec.reshape));
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include <utility>
 
 #include "iotx/spec.h"
+#include "core/check.h"
 
 namespace iotx {
 
@@ -8,6 +9,7 @@ bool SpecMap::TryEmplace(std::string name, TransposeSpec spec) {
   if (index_.contains(name)) return false;
   index_.emplace(name, entries_.size());
   entries_.push_back(NamedSpec{std::move(name), std::move(spec)});
+  IOTX_DCHECK(index_.size() == entries_.size());
   return true;
 }
 

@@ -164,6 +164,14 @@ static void building(void) {
   EXPECT_ERROR(iotx_transformer_from_attributes("1", NULL, "", &p, 1, &t), IOTX_E400);
   EXPECT_ERROR(iotx_transformer_from_attributes("1", "4,6|1,0;", "", &p, 1, &t), IOTX_E121);
   EXPECT_ERROR(iotx_transformer_from_attributes("1", "5,5|1,0", "", &p, 1, &t), NCC_IHNW003);
+  options.flags = 0x8000u;
+  EXPECT_ERROR(iotx_transformer_from_attributes_ex("1", "", "", &p, 1, &options, &t), IOTX_E400);
+  options.flags = IOTX_BUILD_CALLER_THREADS;
+  OK(iotx_transformer_from_attributes_ex("1", "", "", &p, 1, &options, &t));
+  iotx_transformer_free(t);
+  t = NULL;
+  EXPECT_ERROR(iotx_transformer_from_attributes_ex("1", "", "", &p, 1, &options, NULL),
+               IOTX_E400);
   CHECK(t == NULL);
 }
 
@@ -214,7 +222,7 @@ static void queries(void) {
   text = (char*)malloc(length + 1);
   if (text != NULL) {
     OK(iotx_transformer_describe(t, text, length + 1, &n));
-    CHECK(n == length && strlen(text) == length && strstr(text, "kernel:") != NULL);
+    CHECK(n == length && strlen(text) == length && strstr(text, "strategy:") != NULL);
     free(text);
   }
   OK(iotx_transformer_describe(t, small, sizeof small, &n));
@@ -251,7 +259,9 @@ static void feeding(void) {
       "[{\"input_name\": \"x\", \"reshape\": [1024, 1024], \"transpose\": [1, 0]}]";
   int64_t dims[2] = {kN, kN};
   iotx_parameter p = {"x", dims, 2, 4};
-  iotx_transformer* t = from_json(json, &p, 1);
+  iotx_build_options build = IOTX_BUILD_OPTIONS_INIT;
+  iotx_transformer* t = NULL;
+  const size_t threads_before = count_threads();
   unsigned char* src = (unsigned char*)malloc(kBytes);
   unsigned char* whole = (unsigned char*)malloc(kBytes);
   unsigned char* pieces = (unsigned char*)malloc(kBytes);
@@ -260,8 +270,12 @@ static void feeding(void) {
   const void* srcs[2];
   void* dsts[2];
   size_t sizes[2];
-  size_t i, offset, threads_before;
+  size_t i, offset;
   int ok = 1;
+  /* The runtime brings its own threads: building starts none either. */
+  build.flags = IOTX_BUILD_CALLER_THREADS;
+  OK(iotx_transformer_from_json_ex(json, strlen(json), &p, 1, &build, &t));
+  if (threads_before != 0) CHECK(count_threads() == threads_before);
   if (t == NULL || src == NULL || whole == NULL || pieces == NULL) {
     CHECK(!"set-up");
     goto done;
@@ -269,7 +283,6 @@ static void feeding(void) {
   for (i = 0; i < (size_t)kBytes; ++i) src[i] = (unsigned char)(i * 31 + (i >> 12));
 
   /* The caller's parallel-for: iotx hands it the work and starts no thread of its own. */
-  threads_before = count_threads();
   options.parallel_for = pool_parallel_for;
   options.parallel_for_context = &callers_pool;
   OK(iotx_transformer_apply_ex(t, 0, src, kBytes, whole, kBytes, &options));

@@ -17,6 +17,39 @@ import sys
 import tempfile
 
 
+def check_picture(graph):
+    """docs/layers.dot (scripts/layer-graph) must show the declared graph: its edges between
+    layers are the transitive reduction of iotx-layers.txt."""
+    import re
+    docs = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "layers.dot")
+    with open(docs, encoding="utf-8") as f:
+        drawn = {(a.removeprefix("iotx_"), b.removeprefix("iotx_"))
+                 for a, b in re.findall(r"(iotx_\w+) -> (iotx_\w+);", f.read())
+                 if a != "iotx_cli"}
+
+    def reaches(a, b, skip_edge):
+        todo, seen = [a], set()
+        while todo:
+            n = todo.pop()
+            for d in graph[n]:
+                if (n, d) == skip_edge or d in seen:
+                    continue
+                if d == b:
+                    return True
+                seen.add(d)
+                todo.append(d)
+        return False
+
+    reduced = {(a, b) for a in graph for b in graph[a] if not reaches(a, b, (a, b))}
+    if drawn == reduced:
+        print(f"ok   docs/layers.dot shows the declared graph ({len(reduced)} edges)")
+        return 0
+    print(f"FAIL docs/layers.dot differs from the declared graph: drawn but not declared "
+          f"{sorted(drawn - reduced)}, declared but not drawn {sorted(reduced - drawn)}; "
+          f"run scripts/layer-graph")
+    return 1
+
+
 def main():
     build = sys.argv[1]
     graph = {}
@@ -85,6 +118,7 @@ def main():
                     failures += 1
                     if not hidden and not visible:
                         print(proc.stderr[:2000])
+    failures += check_picture(graph)
     print(f"layering: {len(graph)} layers, {failures} violation(s)")
     return 1 if failures else 0
 

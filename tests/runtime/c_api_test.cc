@@ -108,7 +108,7 @@ TEST_F(CApiTest, DescribeIsSnprintfShaped) {
   EXPECT_NE(std::string(text.data()).find("input 0 \"w\": [4, 6] x 4 B -> reshape [6, 4]"),
             std::string::npos)
       << text.data();
-  EXPECT_NE(std::string(text.data()).find("kernel:"), std::string::npos);
+  EXPECT_NE(std::string(text.data()).find("strategy:"), std::string::npos);
   // A short buffer gets a NUL-terminated prefix and the full length.
   char small[8];
   ASSERT_EQ(iotx_transformer_describe(t_, small, sizeof small, &again), nullptr);
@@ -300,7 +300,19 @@ TEST_F(CApiTest, OptionsStructsFollowTheirAbiRules) {
   bo = IOTX_BUILD_OPTIONS_INIT;
   bo.flags = 0x10;
   ExpectError(iotx_transformer_from_json_ex("[]", 2, &p, 1, &bo, &t), "IOTX_E400");
+  ExpectError(iotx_transformer_from_attributes_ex("1", "", "", &p, 1, &bo, &t), "IOTX_E400");
+  bo.struct_size = 0;
+  bo.flags = 0;
+  ExpectError(iotx_transformer_from_attributes_ex("1", "", "", &p, 1, &bo, &t), "IOTX_E400");
   EXPECT_EQ(t, nullptr);
+  // The runtime's own threads: the transformer works the same (built without starting any).
+  bo = IOTX_BUILD_OPTIONS_INIT;
+  bo.flags = IOTX_BUILD_CALLER_THREADS | IOTX_BUILD_IGNORE_UNMATCHED_SPECS;
+  ASSERT_EQ(iotx_transformer_from_attributes_ex("1", "3|0", "x", &p, 1, &bo, &t), nullptr);
+  std::vector<std::byte> x = RandomBytes(12, 4), y(12);
+  ASSERT_EQ(iotx_transformer_apply(t, 0, x.data(), 12, y.data(), 12), nullptr);
+  EXPECT_EQ(x, y);
+  iotx_transformer_free(t);
 }
 
 TEST(CApiBuildTest, ConstructorsRefuseBadArguments) {

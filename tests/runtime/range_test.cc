@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <ostream>
 #include <random>
 #include <string>
 #include <thread>
@@ -87,6 +88,9 @@ struct LargeCase {
   size_t element_size;
   TransposeSpec spec;
 };
+
+// ctest lists a parameter by its name rather than as 232 raw bytes.
+void PrintTo(const LargeCase& c, std::ostream* os) { *os << c.name; }
 
 // Large enough that the pieces of a range are planned with several threads and streaming
 // stores, and shaped so that boxes with and without the source-innermost dim occur.

@@ -498,7 +498,7 @@ TEST(InputTransformerDescribeTest, NamesEveryInputAndItsPlan) {
                       "[0, 3, 2, 1] -> [3, 128, 2, 2048]"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("    kernel:"), std::string::npos) << text;  // the plan, indented
+  EXPECT_NE(text.find("    strategy:"), std::string::npos) << text;  // the plan, indented
   EXPECT_NE(text.find("input 1 \"b\": [7] x 8 B, no spec"), std::string::npos) << text;
   EXPECT_NE(text.find("input 2 \"z\": [0, 5] x 4 B, not fed"), std::string::npos) << text;
 }

@@ -10,8 +10,8 @@
 namespace iotx::test {
 
 struct ProcessOptions {
-  std::string input;  // fed on stdin (empty: stdin is at end of file at once)
-  std::string cwd;    // where it runs (empty: here)
+  std::string input{};  // fed on stdin (empty: stdin is at end of file at once)
+  std::string cwd{};    // where it runs (empty: here)
   // RLIMIT_FSIZE in bytes (< 0: unchanged). SIGXFSZ is ignored in the child, so a write past
   // the limit fails with EFBIG as on a full disk instead of killing it.
   int64_t file_size_limit = -1;
