@@ -11,6 +11,7 @@
 //                          iotx_transformer_apply_ex (IOTX_APPLY_RANGE) each, iotx's threads:
 //                          bytes/s of the ranges against apply/<case> is what a range costs
 //                          against its share of the whole
+//   range_<N>_1thread/<case>  the same on the calling thread only: against apply_1thread
 // Bytes/s are output bytes (bytes_per_second); compare rows as ratios within one run.
 #include <benchmark/benchmark.h>
 
@@ -167,7 +168,7 @@ void BM_Kernel1Thread(benchmark::State& state, const Case& c) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
-void BM_Ranges(benchmark::State& state, const Case& c) {
+void BM_Ranges(benchmark::State& state, const Case& c, int max_threads) {
   CModel m(c);
   if (m.t == nullptr) {
     state.SkipWithError("building the transformer failed");
@@ -177,6 +178,7 @@ void BM_Ranges(benchmark::State& state, const Case& c) {
   Buffers b(bytes);
   iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
   options.flags = IOTX_APPLY_RANGE;
+  options.max_threads = max_threads;
   for (auto _ : state) {
     for (size_t offset = 0; offset < bytes; offset += c.range_bytes) {
       options.range_offset = offset;
@@ -207,7 +209,10 @@ const bool kRegistered = [] {
     if (c.range_bytes != 0) {
       const std::string size = c.range_bytes >= kMiB ? std::to_string(c.range_bytes / kMiB) + "MiB"
                                                       : std::to_string(c.range_bytes / 1024) + "KiB";
-      benchmark::RegisterBenchmark(("Runtime/range_" + size + "/" + n).c_str(), BM_Ranges, c)
+      benchmark::RegisterBenchmark(("Runtime/range_" + size + "/" + n).c_str(), BM_Ranges, c, 0)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("Runtime/range_" + size + "_1thread/" + n).c_str(), BM_Ranges,
+                                   c, 1)
           ->UseRealTime();
     }
     benchmark::RegisterBenchmark(("Runtime/apply_1thread/" + n).c_str(), BM_ApplyCallingThread, c)
