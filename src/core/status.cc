@@ -19,7 +19,7 @@ struct CodeEntry {
 };
 
 constexpr CodeEntry kCodes[] = {
-#define IOTX_ERROR_CODE(enumerator, value, code, summary) {ErrorCode::enumerator, code, summary},
+#define IOTX_ERROR_CODE(enumerator, value, code, summary) {ErrorCode::enumerator, #code, summary},
 #include "iotx/error_codes.inc"
 #undef IOTX_ERROR_CODE
 };
@@ -79,9 +79,16 @@ void BadExpectedAccess(const Error& error) noexcept {
 }  // namespace detail
 
 std::string Error::ToString() const {
-  // CODE [file: ][element N, ][key "k": ]message, every part escaped (EscapeControl): names
-  // and paths come from files and command lines, and a newline or an escape sequence in one
-  // must not forge a log line or drive the terminal.
+  std::string out(CodeName(code));
+  out += ' ';
+  out += Describe();
+  return out;
+}
+
+std::string Error::Describe() const {
+  // [file: ][element N, ][key "k": ]message, every part escaped (EscapeControl): names and
+  // paths come from files and command lines, and a newline or an escape sequence in one must
+  // not forge a log line or drive the terminal.
   std::string location;
   auto add = [&location](const std::string& part) {
     if (!location.empty()) location += ", ";
@@ -90,8 +97,7 @@ std::string Error::ToString() const {
   if (element >= 0) add("element " + std::to_string(element));
   if (!key.empty()) add("key " + Excerpt(key));
 
-  std::string out(CodeName(code));
-  out += ' ';
+  std::string out;
   if (!file.empty()) out += EscapeControl(file) + ": ";
   if (!location.empty()) out += location + ": ";
   // Messages echo what they found; the sources cut long names and lists (Excerpt, ShortList),

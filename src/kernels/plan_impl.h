@@ -8,6 +8,7 @@
 #include "iotx/dims.h"
 #include "iotx/plan.h"
 #include "kernels/dispatch.h"
+#include "kernels/machine.h"
 #include "kernels/nest.h"
 #include "kernels/planner.h"
 #include "kernels/problem.h"
@@ -24,16 +25,15 @@ struct PlanData {
 
   kernels::Problem unfolded;  // MakeProblem's output, before the fold stages
   kernels::Problem folded;
-  const kernels::KernelCandidate* kernel = nullptr;  // null when there is nothing to move
+  kernels::Machine machine;  // what the choices below were derived from
+  const kernels::StrategyCandidate* strategy = nullptr;  // null when there is nothing to move
   kernels::Tile tile;
   kernels::DriverSplit split;
   kernels::Nest nest;
   kernels::SbufMapping sbuf;
   int threads_hint = 1;  // the thread count the items were sized for
 
-  kernels::RunItemsFn run = nullptr;
-  const char* target = "";  // Highway target the kernel was compiled for
-  size_t vector_bytes = 16;
+  kernels::RunItemsFn run = nullptr;  // the strategy's kernel on the chosen target
 };
 
 class Plan {
@@ -47,5 +47,22 @@ class Plan {
  private:
   const PlanData data_;
 };
+
+// The planner's stages (fold, kernel, tile, driver split, nest) on `unfolded`: a problem in
+// destination order whose destination is dense (MakePlan's whole problem, or a box of it for
+// ExecuteRange; the source may have any strides, but a dim with src_stride == elem_bytes must
+// remain after folding). Fills every field of `d` that follows from the problem; d.options
+// must be set, and d.sbuf.geometry (d.sbuf as MapOutput makes it for a whole output).
+// kUnsupported when no compiled kernel fits.
+Status PlanStages(kernels::Problem unfolded, PlanData& d);
+
+// Threads one Execute may use: the plan's cap, the call's, and what is available (oneTBB's
+// arena, or the hardware's threads when the caller's parallel-for runs the work). Asks
+// oneTBB nothing when a cap is 1.
+int ThreadsFor(const PlanOptions& plan, const ExecuteOptions& call);
+// kInvalidArgument for a negative max_threads.
+Status CheckExecuteOptions(const ExecuteOptions& options);
+// Execute without its argument checks: claims the plan's items on the threads `options` allow.
+Status RunPlan(const PlanData& d, const uint8_t* src, uint8_t* dst, const ExecuteOptions& options);
 
 }  // namespace iotx
