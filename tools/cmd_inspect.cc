@@ -20,16 +20,33 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 
+// Built with += only: GCC 12 reports a false -Wrestrict on "literal" + std::string&& here.
 std::string Describe(const hlo::InstructionSummary& instruction) {
-  return "\"" + EscapeControl(instruction.name) + "\" (id " + std::to_string(instruction.id) +
-         ") " + EscapeControl(instruction.opcode) + " " + instruction.shape;
+  std::string out = "\"";
+  out += EscapeControl(instruction.name);
+  out += "\" (id ";
+  out += std::to_string(instruction.id);
+  out += ") ";
+  out += EscapeControl(instruction.opcode);
+  out += ' ';
+  out += instruction.shape;
+  return out;
 }
 
 std::string DescribeOperand(const hlo::NeffOperandSummary& operand) {
-  std::string out =
-      operand.name.empty() ? "id " + std::to_string(operand.id)
-                           : "\"" + EscapeControl(operand.name) + "\"";
-  if (!operand.neff_input_name.empty()) out += " as " + EscapeControl(operand.neff_input_name);
+  std::string out;
+  if (operand.name.empty()) {
+    out = "id ";
+    out += std::to_string(operand.id);
+  } else {
+    out = "\"";
+    out += EscapeControl(operand.name);
+    out += '"';
+  }
+  if (!operand.neff_input_name.empty()) {
+    out += " as ";
+    out += EscapeControl(operand.neff_input_name);
+  }
   if (operand.valid) out += *operand.valid ? ": fed" : ": zero-sized, not fed";
   if (operand.transpose) {
     out += ", reshape " + ToString(operand.transpose->reshape) + " transpose " +
