@@ -5,11 +5,15 @@
 #include <cstdlib>
 #include <span>
 
+#include "fuzz_check.h"
 #include "io/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto array = iotx::io::ParseNpy(std::as_bytes(std::span(data, size)), nullptr, "fuzz.npy");
-  if (!array) return 0;
+  if (!array) {
+    iotx::fuzz::CheckDiagnostic(array.error());
+    return 0;
+  }
   // Reading every byte lets ASan catch a view that points outside the input or buffer.
   volatile uint8_t sum = 0;
   for (std::byte b : array->data) sum = sum + static_cast<uint8_t>(b);

@@ -5,11 +5,15 @@
 #include <cstdlib>
 #include <span>
 
+#include "fuzz_check.h"
 #include "io/pickle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto arrays = iotx::io::ParsePickle(std::as_bytes(std::span(data, size)), nullptr, "fuzz.p");
-  if (!arrays) return 0;
+  if (!arrays) {
+    iotx::fuzz::CheckDiagnostic(arrays.error());
+    return 0;
+  }
   volatile uint8_t sum = 0;
   for (const iotx::io::NamedArray& entry : *arrays) {
     for (std::byte b : entry.array.data) sum = sum + static_cast<uint8_t>(b);
