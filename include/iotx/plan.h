@@ -42,7 +42,18 @@ using PlanPtr = std::shared_ptr<const Plan>;
 IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
                                     size_t element_size, const PlanOptions& options = {});
 
-// Runs the plan: reads PlanBytes(plan) bytes from `src`, writes as many to `dst`, on the
+// The same for a source read through strides: element (i_0, ..., i_k) of the source (of
+// `shape`, already reshaped) is sum(i_j * src_strides[j]) bytes from the `src` given to
+// Execute, so a transposed or stepped view (numpy's, DLPack's) is permuted with no copy first.
+// Strides may be zero or negative (`src` is then the address of element (0, ..., 0), not the
+// lowest one). The destination is contiguous as above.
+IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape,
+                                    std::span<const int64_t> src_strides,
+                                    std::span<const int64_t> perm, size_t element_size,
+                                    const PlanOptions& options = {});
+
+// Runs the plan: reads PlanBytes(plan) bytes from `src` (a strided plan: the elements its
+// strides reach), writes PlanBytes(plan) to `dst`, on the
 // calling oneTBB arena (at most PlanOptions::max_threads of its threads). Buffers may have any
 // alignment; kInvalidArgument if they overlap or are null while bytes are to move.
 // Thread-safe (one plan may run from many threads at once); no heap allocation of its own.

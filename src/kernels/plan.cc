@@ -43,21 +43,17 @@ void StartWorkersOnce(int threads) {
   });
 }
 
-}  // namespace
-
-Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
-                           size_t element_size, const PlanOptions& options) {
-  if (options.max_threads < 0) {
-    return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
-  }
-  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded, kernels::MakeProblem(shape, perm, element_size));
-
+// The planner's stages on a problem MakeProblem or MakeStridedProblem built.
+Expected<PlanPtr> PlanProblem(kernels::Problem unfolded, std::span<const int64_t> shape,
+                              std::span<const int64_t> perm, size_t element_size,
+                              const PlanOptions& options) {
   PlanData d;
   d.shape = Dims(shape);
   d.perm = Dims(perm);
   d.elem_bytes = static_cast<int64_t>(element_size);
   d.options = options;
   d.bytes = kernels::ProblemBytes(unfolded);
+  d.src_range = kernels::SourceRange(unfolded);
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
   // The streaming threshold is calibrated once per process, and only asked for when the
   // answer could be yes: outputs of at least twice the L2 with automatic stores.
@@ -93,6 +89,28 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
     return Fail(ErrorCode::kUnsupported, "no compiled kernel for the chosen strategy");
   }
   return std::make_shared<const Plan>(std::move(d));
+}
+
+}  // namespace
+
+Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
+                           size_t element_size, const PlanOptions& options) {
+  if (options.max_threads < 0) {
+    return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
+  }
+  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded, kernels::MakeProblem(shape, perm, element_size));
+  return PlanProblem(std::move(unfolded), shape, perm, element_size, options);
+}
+
+Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> src_strides,
+                           std::span<const int64_t> perm, size_t element_size,
+                           const PlanOptions& options) {
+  if (options.max_threads < 0) {
+    return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
+  }
+  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded,
+                        kernels::MakeStridedProblem(shape, src_strides, perm, element_size));
+  return PlanProblem(std::move(unfolded), shape, perm, element_size, options);
 }
 
 size_t PlanBytes(const Plan& plan) { return static_cast<size_t>(plan.data().bytes); }

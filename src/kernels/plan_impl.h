@@ -22,6 +22,7 @@ struct PlanData {
   int64_t elem_bytes = 1;
   PlanOptions options;
   int64_t bytes = 0;
+  kernels::ByteRange src_range;  // the source bytes read, from the source pointer
 
   kernels::Problem unfolded;  // MakeProblem's output, before the fold stages
   kernels::Problem folded;
