@@ -34,10 +34,12 @@ parameter-number order. Each parameter is (shape, dtype), (name, shape, dtype), 
 a malformed attribute, NCC_IHNW003 for a spec that does not fit its parameter).)";
 
 constexpr const char* kFromJsonDoc =
-    R"(from_json(json, parameters, *, threads=None)
+    R"(from_json(json, parameters, *, threads=None, ignore_unmatched=False)
 
 From the text of an io_transposes.json (str or bytes) and named parameters (name, shape,
-dtype) in parameter-number order. A spec naming no parameter is ignored with a UserWarning.)";
+dtype) in parameter-number order. A spec naming no parameter is iotx.Error IOTX_E117 (its
+input would reach the device in the wrong layout), or with ignore_unmatched=True ignored
+with a UserWarning.)";
 
 constexpr const char* kApplyDoc = R"(apply(i, x, out=None)
 
@@ -107,13 +109,14 @@ std::vector<Parameter> ToParameters(py::handle parameters) {
   return list;
 }
 
-PlanOptions Options(py::handle threads) {
-  PlanOptions options;
+BuildOptions Options(py::handle threads, bool ignore_unmatched = false) {
+  BuildOptions options;
   if (!threads.is_none()) {
     const auto n = py::cast<int64_t>(threads);
     if (n < 1) Raise(ErrorCode::kInvalidArgument, "threads must be at least 1 (None: every core)");
-    options.max_threads = static_cast<int>(std::min<int64_t>(n, 1 << 16));
+    options.plan.max_threads = static_cast<int>(std::min<int64_t>(n, 1 << 16));
   }
+  options.ignore_unmatched_specs = ignore_unmatched;
   return options;
 }
 
@@ -138,7 +141,8 @@ class PyTransformer {
     return PyTransformer(Unwrap(std::move(t)), std::move(dtypes));
   }
 
-  static PyTransformer FromJson(py::handle json, py::handle parameters, py::handle threads) {
+  static PyTransformer FromJson(py::handle json, py::handle parameters, py::handle threads,
+                                bool ignore_unmatched) {
     const std::string text = py::isinstance<py::bytes>(json) ? std::string(py::reinterpret_borrow<py::bytes>(json))
                                                              : std::string(py::str(json));
     IoTransposes parsed = Unwrap(ParseIoTransposes(text, "<json>"));
@@ -152,31 +156,35 @@ class PyTransformer {
       descs.push_back(p.desc);
       dtypes.push_back(p.dtype);
     }
-    std::vector<Warning> warnings;
-    auto t = InputTransformer::FromSpecs(parsed.specs, descs, Options(threads), &warnings);
+    auto t = InputTransformer::FromSpecs(parsed.specs, descs, Options(threads, ignore_unmatched));
     PyTransformer made(Unwrap(std::move(t)), std::move(dtypes));
-    for (const Warning& w : warnings) {
-      if (PyErr_WarnEx(PyExc_UserWarning, w.ToString().c_str(), 2) != 0) throw py::error_already_set();
+    for (const std::string& name : made.transformer_.ignored_specs()) {
+      const std::string text = "io_transposes entry \"" + name + "\" names no parameter: ignored";
+      if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 2) != 0) throw py::error_already_set();
     }
     return made;
   }
 
   size_t num_inputs() const { return transformer_.num_inputs(); }
-  std::string input_name(size_t i) const { return transformer_.name(Index(i)); }
-  bool is_fed(size_t i) const { return transformer_.is_fed(Index(i)); }
-  bool has_transpose(size_t i) const { return transformer_.has_transpose(Index(i)); }
-  py::tuple input_shape(size_t i) const { return Tuple(transformer_.input_shape(Index(i))); }
-  py::tuple output_shape(size_t i) const { return Tuple(transformer_.output_shape(Index(i))); }
+  std::string input_name(size_t i) const { return std::string(Unwrap(transformer_.name(Index(i)))); }
+  bool is_fed(size_t i) const { return Unwrap(transformer_.is_fed(Index(i))); }
+  bool has_transpose(size_t i) const { return Unwrap(transformer_.has_transpose(Index(i))); }
+  bool changes_layout(size_t i) const { return Unwrap(transformer_.changes_layout(Index(i))); }
+  py::tuple input_shape(size_t i) const { return Tuple(Unwrap(transformer_.input_shape(Index(i)))); }
+  py::tuple output_shape(size_t i) const { return Tuple(Unwrap(transformer_.output_shape(Index(i)))); }
   py::dtype dtype(size_t i) const { return dtypes_[Index(i)]; }
 
+  // Input i's block of Describe(): its line ("input <i> ...") and its plan's indented lines.
   std::string describe(size_t i) const {
-    const size_t index = Index(i);
+    const std::string head = "input " + std::to_string(Index(i)) + " ";
     std::istringstream lines(transformer_.Describe());
-    std::string line;
-    for (size_t k = 0; std::getline(lines, line); ++k) {
-      if (k == index) return line;
+    std::string block;
+    bool inside = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("input ", 0) == 0 || line.rfind("    ", 0) != 0) inside = line.rfind(head, 0) == 0;
+      if (inside) block += line + '\n';
     }
-    return line;
+    return block;
   }
   std::string repr() const {
     return fmt::format("<iotx.InputTransformer with {} inputs>", transformer_.num_inputs());
@@ -187,11 +195,12 @@ class PyTransformer {
     ArrayArg in = Input(index, x, fmt::format("x (input {})", index));
     py::object result;
     void* dst = Output(index, in, out, fmt::format("out (input {})", index), result);
-    const ConstBuffer src{in.array.data(), transformer_.input_bytes(index)};
+    const ConstBuffer src{in.array.data(), Unwrap(transformer_.input_bytes(index))};
+    const MutableBuffer target{dst, Unwrap(transformer_.output_bytes(index))};
     Status status;
     {
       py::gil_scoped_release release;
-      status = transformer_.Apply(index, src, {dst, transformer_.output_bytes(index)});
+      status = transformer_.Apply(index, src, target);
     }
     Check(status);
     return result;
@@ -212,8 +221,8 @@ class PyTransformer {
       inputs.push_back(Input(i, items[i], fmt::format("xs[{}]", i)));
       py::object result;
       void* dst = Output(i, inputs.back(), py::none(), "", result);
-      srcs.push_back({inputs.back().array.data(), transformer_.input_bytes(i)});
-      dsts.push_back({dst, transformer_.output_bytes(i)});
+      srcs.push_back({inputs.back().array.data(), Unwrap(transformer_.input_bytes(i))});
+      dsts.push_back({dst, Unwrap(transformer_.output_bytes(i))});
       results.append(result);
     }
     Status status;
@@ -242,21 +251,20 @@ class PyTransformer {
   ArrayArg Input(size_t index, py::handle x, const std::string& what) const {
     ArrayArg in = AsArray(x, what.c_str());
     const std::vector<int64_t> shape = Shape(in.array);
-    const auto expected = transformer_.input_shape(index);
+    const auto expected = Unwrap(transformer_.input_shape(index));
+    const std::string name(Unwrap(transformer_.name(index)));
     if (!std::equal(shape.begin(), shape.end(), expected.begin(), expected.end())) {
       Raise(Error(ErrorCode::kBufferSize, fmt::format("{} has shape {} but input {} ({}) is {}", what,
-                                                      ToString(shape), index, transformer_.name(index),
-                                                      ToString(expected)))
+                                                      ToString(shape), index, name, ToString(expected)))
                 .AtElement(static_cast<int64_t>(index))
-                .AtKey(transformer_.name(index)));
+                .AtKey(name));
     }
     if (static_cast<size_t>(in.array.itemsize()) != static_cast<size_t>(dtypes_[index].itemsize())) {
       Raise(Error(ErrorCode::kInvalidArgument,
                   fmt::format("{} has {}-byte elements but input {} ({}) has {}-byte ones", what,
-                              in.array.itemsize(), index, transformer_.name(index),
-                              dtypes_[index].itemsize()))
+                              in.array.itemsize(), index, name, dtypes_[index].itemsize()))
                 .AtElement(static_cast<int64_t>(index))
-                .AtKey(transformer_.name(index)));
+                .AtKey(name));
     }
     if (!(in.array.flags() & py::array::c_style)) {
       in.array = py::module_::import("numpy").attr("ascontiguousarray")(in.array);
@@ -266,7 +274,7 @@ class PyTransformer {
 
   void* Output(size_t index, const ArrayArg& in, py::handle out, const std::string& what,
                py::object& result) const {
-    const auto shape = transformer_.output_shape(index);
+    const auto shape = Unwrap(transformer_.output_shape(index));
     if (out.is_none()) {
       py::array made = EmptyArray(in.array.dtype(), shape);
       void* dst = made.mutable_data();
@@ -291,13 +299,17 @@ void BindTransformer(py::module_& m) {
                   py::arg("neff_input_names"), py::arg("parameters"), py::kw_only(),
                   py::arg("threads") = py::none())
       .def_static("from_json", &PyTransformer::FromJson, kFromJsonDoc, py::arg("json"),
-                  py::arg("parameters"), py::kw_only(), py::arg("threads") = py::none())
+                  py::arg("parameters"), py::kw_only(), py::arg("threads") = py::none(),
+                  py::arg("ignore_unmatched") = false)
       .def_property_readonly("num_inputs", &PyTransformer::num_inputs, "Number of entry parameters.")
       .def("input_name", &PyTransformer::input_name, "input_name(i): the parameter's name.", py::arg("i"))
       .def("is_fed", &PyTransformer::is_fed,
            "is_fed(i): False for a zero-sized parameter (nothing is sent to the device).", py::arg("i"))
       .def("has_transpose", &PyTransformer::has_transpose,
            "has_transpose(i): True when input i's layout changes (False: a plain copy).", py::arg("i"))
+      .def("changes_layout", &PyTransformer::changes_layout,
+           "changes_layout(i): False when the device layout equals the input's (no spec, or one "
+           "that only moves size-1 dims).", py::arg("i"))
       .def("input_shape", &PyTransformer::input_shape, "input_shape(i): the shape a user feeds.", py::arg("i"))
       .def("output_shape", &PyTransformer::output_shape,
            "output_shape(i): the device-side shape (the reshape permuted).", py::arg("i"))

@@ -23,7 +23,9 @@ def test_from_attributes_and_apply():
     assert [t.has_transpose(i) for i in range(3)] == [True, True, False]
     assert t.output_shape(0) == (3, 128, 2, 2048) and t.input_shape(2) == (1, 128)
     assert t.input_name(1) == "input1"
-    assert "input0" in t.describe(0) and "transpose" in t.describe(0)
+    assert t.describe(0).startswith('input 0 "input0"') and "transpose" in t.describe(0)
+    assert "strategy" in t.describe(0) and "input1" not in t.describe(0)
+    assert t.changes_layout(1) and not t.changes_layout(2)
     xs = inputs()
     want = [np.ascontiguousarray(xs[0].reshape(3, 2048, 2, 128).transpose(0, 3, 2, 1)),
             xs[1].T.copy(), xs[2]]
@@ -40,9 +42,12 @@ def test_from_attributes_and_apply():
 def test_from_json():
     spec = json.dumps([{"input_name": "w", "reshape": [768, 768], "transpose": [1, 0]},
                        {"input_name": "nowhere", "reshape": [4], "transpose": [0]}])
+    params = [("ids", (1, 128), np.int32), {"name": "w", "shape": [768, 768], "dtype": "f4"}]
+    with pytest.raises(iotx.Error) as e:
+        iotx.InputTransformer.from_json(spec, params)
+    assert e.value.code == "IOTX_E117"
     with pytest.warns(UserWarning, match="nowhere"):
-        t = iotx.InputTransformer.from_json(spec, [("ids", (1, 128), np.int32),
-                                                   {"name": "w", "shape": [768, 768], "dtype": "f4"}])
+        t = iotx.InputTransformer.from_json(spec.encode(), params, ignore_unmatched=True)
     assert [t.has_transpose(i) for i in range(2)] == [False, True]
     x = inputs()[1]
     assert np.array_equal(t.apply(1, x), x.T)

@@ -43,18 +43,51 @@ void StartWorkersOnce(int threads) {
   });
 }
 
-// The planner's stages on a problem MakeProblem or MakeStridedProblem built.
+// MakePlan's work on a problem MakeProblem or MakeStridedProblem built.
 Expected<PlanPtr> PlanProblem(kernels::Problem unfolded, std::span<const int64_t> shape,
                               std::span<const int64_t> perm, size_t element_size,
-                              const PlanOptions& options) {
+                              const PlanOptions& options, bool strided_source) {
+  if (options.max_threads < 0) {
+    return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
+  }
   PlanData d;
   d.shape = Dims(shape);
   d.perm = Dims(perm);
   d.elem_bytes = static_cast<int64_t>(element_size);
   d.options = options;
-  d.bytes = kernels::ProblemBytes(unfolded);
   d.src_range = kernels::SourceRange(unfolded);
+  d.strided_source = strided_source;
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
+  IOTX_RETURN_IF_ERROR(PlanStages(std::move(unfolded), d));
+  if (d.bytes != 0) {
+    PrefaultStack();
+    if (d.nest.items > 1 && d.bytes >= kernels::kParallelMinBytes && d.threads_hint > 1 &&
+        options.start_workers) {
+      StartWorkersOnce(std::min(d.threads_hint, tbb::info::default_concurrency()));
+    }
+  }
+  return std::make_shared<const Plan>(std::move(d));
+}
+
+}  // namespace
+
+Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
+                           size_t element_size, const PlanOptions& options) {
+  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded, kernels::MakeProblem(shape, perm, element_size));
+  return PlanProblem(std::move(unfolded), shape, perm, element_size, options, false);
+}
+
+Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> src_strides,
+                           std::span<const int64_t> perm, size_t element_size,
+                           const PlanOptions& options) {
+  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded,
+                        kernels::MakeStridedProblem(shape, src_strides, perm, element_size));
+  return PlanProblem(std::move(unfolded), shape, perm, element_size, options, true);
+}
+
+Status PlanStages(kernels::Problem unfolded, PlanData& d) {
+  const PlanOptions& options = d.options;
+  d.bytes = kernels::ProblemBytes(unfolded);
   // The streaming threshold is calibrated once per process, and only asked for when the
   // answer could be yes: outputs of at least twice the L2 with automatic stores.
   d.machine = kernels::CurrentMachine(false);
@@ -64,7 +97,7 @@ Expected<PlanPtr> PlanProblem(kernels::Problem unfolded, std::span<const int64_t
   d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.unfolded = std::move(unfolded);
   d.folded = kernels::Fold(d.unfolded);
-  if (d.bytes == 0) return std::make_shared<const Plan>(std::move(d));
+  if (d.bytes == 0) return Ok();
 
   d.strategy = &kernels::ChooseStrategy(d.folded, d.machine);
   const kernels::Strategy strategy = d.strategy->strategy;
@@ -80,37 +113,11 @@ Expected<PlanPtr> PlanProblem(kernels::Problem unfolded, std::span<const int64_t
                                    target_items, d.threads_hint);
   }
   d.nest = kernels::BuildNest(d.folded, strategy, d.tile, d.split, streaming);
-  PrefaultStack();
-  if (d.nest.items > 1 && d.bytes >= kernels::kParallelMinBytes && d.threads_hint > 1) {
-    StartWorkersOnce(std::min(d.threads_hint, tbb::info::default_concurrency()));
-  }
   d.run = kernels::ChooseRunItems(strategy, d.nest.elem_bytes, d.nest.vector_bytes);
   if (d.run == nullptr) {
     return Fail(ErrorCode::kUnsupported, "no compiled kernel for the chosen strategy");
   }
-  return std::make_shared<const Plan>(std::move(d));
-}
-
-}  // namespace
-
-Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
-                           size_t element_size, const PlanOptions& options) {
-  if (options.max_threads < 0) {
-    return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
-  }
-  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded, kernels::MakeProblem(shape, perm, element_size));
-  return PlanProblem(std::move(unfolded), shape, perm, element_size, options);
-}
-
-Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> src_strides,
-                           std::span<const int64_t> perm, size_t element_size,
-                           const PlanOptions& options) {
-  if (options.max_threads < 0) {
-    return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
-  }
-  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded,
-                        kernels::MakeStridedProblem(shape, src_strides, perm, element_size));
-  return PlanProblem(std::move(unfolded), shape, perm, element_size, options);
+  return Ok();
 }
 
 size_t PlanBytes(const Plan& plan) { return static_cast<size_t>(plan.data().bytes); }

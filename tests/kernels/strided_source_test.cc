@@ -141,6 +141,8 @@ TEST(StridedSourceTest, ChecksItsArguments) {
   EXPECT_EQ(Execute(**plan, buffer.data(), buffer.data() + 200).error().code,
             ErrorCode::kInvalidArgument);
   EXPECT_TRUE(Execute(**plan, buffer.data(), buffer.data() + 512).has_value());
+  EXPECT_EQ(ExecuteRange(**plan, buffer.data(), buffer.data() + 512, 0, 16).error().code,
+            ErrorCode::kUnsupported);
 }
 
 }  // namespace
