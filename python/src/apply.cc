@@ -59,15 +59,16 @@ py::object Apply(py::handle array, py::handle reshape, py::handle transpose, py:
   }
 
   const auto item = static_cast<int64_t>(in.array.itemsize());
+  const std::vector<int64_t> dense = DenseStrides(spec.reshape, item);
   std::optional<std::vector<int64_t>> strides =
       ReshapedStrides(shape, Strides(in.array), spec.reshape, item);
   if (!strides) {
     // The one case with a copy: numpy's own reshape of this view would copy as well.
     in.array = py::module_::import("numpy").attr("ascontiguousarray")(in.array);
-    strides = DenseStrides(spec.reshape, item);
+    strides = dense;
   }
   PlanPtr plan;
-  if (*strides == DenseStrides(spec.reshape, item)) {
+  if (*strides == dense) {
     plan = Unwrap(runtime::PlanCache::Global().GetOrCreate(spec.reshape, spec.transpose,
                                                            static_cast<size_t>(item), options));
   } else {
