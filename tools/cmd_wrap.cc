@@ -1,8 +1,6 @@
 // `iotx wrap`: the hlo-neff-wrapper. Loads io_transposes (single or modular, with the
 // netlist), wraps the HLO module's entry computation into one AwsNeuronNeff custom-call
 // carrying the NEFF and the transposes, and writes the module atomically (SPEC section 5).
-#include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -16,13 +14,10 @@
 #include "core/text.h"
 #include "cmd_wrap.h"
 #include "command.h"
-#include "files/mapped_file.h"
 #include "files/output_target.h"
-#include "files/page_hints.h"
 #include "iotx/io_transposes.h"
-#include "files/stale_temps.h"
-#include "hlo/hlo_module.h"
 #include "hlo/wrap.h"
+#include "hlo/wrap_files.h"
 #include "schema/load.h"
 
 namespace iotx::cli {
@@ -54,29 +49,6 @@ Expected<LoadRequest> MakeLoadRequest(const WrapOptions& options) {
   return request;
 }
 
-// Bytes copied from the NEFF's mapping before its pages are dropped again, so the copy is
-// the only NEFF-sized thing in memory.
-constexpr size_t kNeffCopyChunk = size_t{64} << 20;
-
-// The NEFF's bytes, which become the custom-call's backend_config. Its size is checked
-// against what the module can carry before a byte is copied.
-Expected<std::string> ReadNeff(const std::string& path, const xla::HloModuleProto& module) {
-  IOTX_ASSIGN_OR_RETURN(auto file, files::MappedFile::Open(path));
-  if (file->size() == 0) {
-    return Fail(Error(ErrorCode::kIoRead, "the NEFF file is empty").InFile(path));
-  }
-  IOTX_RETURN_IF_ERROR(hlo::CheckNeffSize(module, file->size(), path));
-  std::string neff(file->size(), '\0');
-  const std::span<const std::byte> bytes = file->bytes();
-  for (size_t at = 0; at < bytes.size(); at += kNeffCopyChunk) {
-    const std::span<const std::byte> chunk =
-        bytes.subspan(at, std::min(kNeffCopyChunk, bytes.size() - at));
-    std::memcpy(neff.data() + at, chunk.data(), chunk.size());
-    files::ReleaseFilePages(chunk);
-  }
-  return neff;
-}
-
 }  // namespace
 // The whole job; returns the exit code.
 int RunWrap(const WrapOptions& options) {
@@ -88,45 +60,24 @@ int RunWrap(const WrapOptions& options) {
   if (!request) return fail(request.error());
   // The module may be going to stdout (--output /dev/stdout, a FIFO): then what the command
   // says goes to stderr, so the bytes that follow are the module alone.
-  const std::filesystem::path output(options.output);
-  const bool stream_output = files::ClassifyTarget(output) == files::TargetKind::kStream;
+  const bool stream_output =
+      files::ClassifyTarget(options.output) == files::TargetKind::kStream;
   std::ostream& info = stream_output ? std::cerr : std::cout;
   // The original wrapper logs each partition file as it reads it; scripts grep for this line.
   for (const std::string& file : request->modular_files) {
     info << "Processing io transpose file: " << EscapeControl(file) << '\n';
   }
-  auto io_transposes = LoadIoTransposes(*request);
-  if (!io_transposes) return fail(io_transposes.error());
-  for (const Warning& warning : io_transposes->warnings) PrintWarning(warning);
-
-  auto module = hlo::ReadModule(options.hlo);
-  if (!module) return fail(module.error());
-  auto neff = ReadNeff(options.neff, *module);
-  if (!neff) return fail(neff.error());
-  const size_t neff_bytes = neff->size();
-
-  auto wrapped =
-      hlo::WrapModule(std::move(*module), std::move(*neff), io_transposes->specs, options.hlo);
-  if (!wrapped) return fail(wrapped.error());
-  for (const Warning& note : wrapped->notes) PrintWarning(note);
-  if (!wrapped->produced) {
+  auto report = hlo::WrapFiles({*request, options.hlo, options.neff, options.output});
+  if (!report) return fail(report.error());
+  for (const Warning& warning : report->warnings) PrintWarning(warning);
+  if (!report->produced) {
     info << hlo::kNothingToWrapMessage << '\n';
     return kExitOk;
   }
-
-  // A run killed while writing leaves its hidden temporary beside the output; a re-run
-  // removes those whose writer is gone, so repeated kills do not pile up NEFF-sized files.
-  if (!stream_output) {
-    files::RemoveStaleTemps(output.has_parent_path() ? output.parent_path() : ".",
-                            std::vector<std::string>{output.filename().string()});
-  }
-  if (Status written = hlo::WriteModule(wrapped->module, options.output); !written) {
-    return fail(written.error());
-  }
   info << "wrote " << EscapeControl(options.output) << ": AwsNeuronNeff over "
-       << wrapped->num_parameters << " parameters, " << wrapped->num_transposed
-       << " with a transpose, " << wrapped->num_zero_sized << " zero-sized; NEFF " << neff_bytes
-       << " bytes\n";
+       << report->num_parameters << " parameters, " << report->num_transposed
+       << " with a transpose, " << report->num_zero_sized << " zero-sized; NEFF "
+       << report->neff_bytes << " bytes\n";
   return kExitOk;
 }
 
