@@ -619,35 +619,75 @@ HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t
 }
 
 
+// A partial tile of a fused plane: rows [r0, r0 + n) x columns [c0, c0 + m), n <= kRows,
+// m <= kCols, staged through two L1 buffers like TransposeEdge (rows and columns are found
+// through the fused geometry, not one stride).
+template <size_t kElem, class D>
+HWY_NOINLINE void FusedEdge(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                            const FusedGeometry& g, size_t r0, size_t n, size_t c0, size_t m) {
+  using Shape = TileShape<kElem, D>;
+  alignas(64) uint8_t in[Shape::kRows * Shape::kVecBytes];
+  alignas(64) uint8_t out[Shape::kCols * kLineBytes];
+  for (size_t r = 0; r < n; ++r) {
+    CopyBytes(src + g.RowSrc(static_cast<int64_t>(r0 + r)) + c0 * kElem, in + r * Shape::kVecBytes,
+              m * kElem);
+  }
+  const size_t groups = (n + Shape::kB - 1) / Shape::kB;
+  TransposeGroups<kElem>(d, in, static_cast<int64_t>(Shape::kVecBytes), out, kLineBytes, groups);
+  for (size_t c = 0; c < m; ++c) {
+    CopyBytes(out + c * kLineBytes, dst + g.ColDst(static_cast<int64_t>(c0 + c)) + r0 * kElem,
+              n * kElem);
+  }
+}
+
+// Offsets of `count` consecutive fused rows (or columns) from `first` on: tab[k] =
+// outer * ((first + k) / inner) + stride * ((first + k) % inner), by increments.
+HWY_INLINE void FusedOffsets(int64_t first, size_t count, int64_t inner, int64_t stride,
+                             int64_t outer, int64_t* HWY_RESTRICT tab) {
+  int64_t q = first / inner;
+  int64_t rem = first % inner;
+  for (size_t k = 0; k < count; ++k) {
+    tab[k] = q * outer + rem * stride;
+    if (++rem == inner) {
+      rem = 0;
+      ++q;
+    }
+  }
+}
+
 // Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
-// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256 and is walked like kTiles: strips
-// of strip_rows rows band by band, destination rows written in runs across the dims. The
-// planner fuses only where every tile's rows (columns) lie at the same offsets from its first
-// (one inner dim divides the tile or the tile divides it) and the plane has no partial tiles;
-// those offsets are computed once per plane. (16^6 f32 reversed, one 16 x 16 plane per
-// kernel-loop position: 0.25x memcpy.)
+// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
+// (7 columns) 57672 x 2709; it is walked like kTiles: strips of strip_rows rows band by
+// band, destination rows written in runs across the dims. The row offsets of a strip are
+// computed once per strip and the column offsets once per band (any inner extents: a tile
+// may straddle an inner dim's end); the tiles past the last whole one go through FusedEdge.
+// (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
+// whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)
 template <size_t kElem, class D>
 HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
                            size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
                            size_t block_cols, size_t pitch, bool streaming) {
   using Shape = TileShape<kElem, D>;
   if constexpr (kTileInRegisters<kElem>) {
-    int64_t row_off[Shape::kRows];
+    const size_t rows_full = rows / Shape::kRows * Shape::kRows;
+    const size_t cols_full = cols / Shape::kCols * Shape::kCols;
+    strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
+    int64_t row_off[kMaxFusedStripRows];
     int64_t col_off[Shape::kCols];
-    for (size_t k = 0; k < Shape::kRows; ++k) row_off[k] = g.RowSrc(static_cast<int64_t>(k));
     if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
       alignas(64) uint8_t stage[kMaxStageBytes];
       for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
-      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
-        const size_t n = std::min(strip_rows, rows - r0);
-        for (size_t c0 = 0; c0 < cols; c0 += block_cols) {
-          const size_t m = std::min(block_cols, cols - c0);
-          for (size_t r = r0; r < r0 + n; r += Shape::kRows) {
-            const uint8_t* s = src + g.RowSrc(static_cast<int64_t>(r));
+      for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
+        const size_t n = std::min(strip_rows, rows_full - r0);
+        FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                     g.src_outer_row_stride, row_off);
+        for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
+          const size_t m = std::min(block_cols, cols_full - c0);
+          for (size_t r = 0; r < n; r += Shape::kRows) {
             for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
-              TransposeTileLines<kElem, false, true>(d, s + c * kElem, 0,
-                                                     stage + (c - c0) * pitch + (r - r0) * kElem,
-                                                     0, row_off, col_off);
+              TransposeTileLines<kElem, false, true>(d, src + c * kElem, 0,
+                                                     stage + (c - c0) * pitch + r * kElem, 0,
+                                                     row_off + r, col_off);
             }
           }
           for (size_t j = 0; j < m; ++j) {
@@ -660,28 +700,40 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
           }
         }
       }
-      return;
-    }
-    for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = g.ColDst(static_cast<int64_t>(j));
-    const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
-                        g.dst_col_stride % kLineBytes == 0 && g.dst_outer_col_stride % kLineBytes == 0;
-    const auto walk = [&](auto stream_tag) {
-      constexpr bool kStream = decltype(stream_tag)::value;
-      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
-        const size_t r1 = std::min(rows, r0 + strip_rows);
-        for (size_t c = 0; c < cols; c += Shape::kCols) {
-          uint8_t* t = dst + g.ColDst(static_cast<int64_t>(c));
-          for (size_t r = r0; r < r1; r += Shape::kRows) {
-            TransposeTileLines<kElem, kStream, true>(d, src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
-                                                     0, t + r * kElem, 0, row_off, col_off);
+    } else {
+      const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                          g.dst_col_stride % kLineBytes == 0 &&
+                          g.dst_outer_col_stride % kLineBytes == 0;
+      const auto walk = [&](auto stream_tag) {
+        constexpr bool kStream = decltype(stream_tag)::value;
+        for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
+          const size_t n = std::min(strip_rows, rows_full - r0);
+          FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                       g.src_outer_row_stride, row_off);
+          for (size_t c = 0; c < cols_full; c += Shape::kCols) {
+            FusedOffsets(static_cast<int64_t>(c), Shape::kCols, g.cols_inner, g.dst_col_stride,
+                         g.dst_outer_col_stride, col_off);
+            const uint8_t* s = src + c * kElem;
+            uint8_t* t = dst + r0 * kElem;
+            for (size_t r = 0; r < n; r += Shape::kRows) {
+              TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, row_off + r,
+                                                       col_off);
+            }
           }
         }
+      };
+      if (stream) {
+        walk(std::true_type());
+      } else {
+        walk(std::false_type());
       }
-    };
-    if (stream) {
-      walk(std::true_type());
-    } else {
-      walk(std::false_type());
+    }
+    for (size_t r = 0; r < rows_full && cols_full < cols; r += Shape::kRows) {
+      FusedEdge<kElem>(d, src, dst, g, r, Shape::kRows, cols_full, cols - cols_full);
+    }
+    for (size_t c = 0; rows_full < rows && c < cols; c += Shape::kCols) {
+      FusedEdge<kElem>(d, src, dst, g, rows_full, rows - rows_full, c,
+                       std::min<size_t>(Shape::kCols, cols - c));
     }
   } else {
     (void)d;
