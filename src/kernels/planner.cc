@@ -154,8 +154,8 @@ constexpr StrategyCandidate kCandidates[] = {
     {Strategy::kDeinterleaveCols, "deinterleave-cols",
      "2-4 source-innermost columns of a contiguous source", DeinterleavesCols},
     {Strategy::kFusedTiles, "fused-tiles",
-     "a small plane: the dim that continues the rows in the destination joins them, the dim "
-     "that continues the columns in the source joins those, so tiles and runs span both",
+     "a short plane: a dim that continues its rows in the destination joins them, one that "
+     "continues its columns in the source joins those (any extents), so tiles and runs span both",
      FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
      "a tile's destination (or source) lines are a multiple of a power of two apart and "
