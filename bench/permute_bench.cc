@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 #include <tbb/task_arena.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -109,6 +110,42 @@ void RegisterCase(const BenchCase& c, int threads, size_t max_bytes) {
 #endif
 }
 
+// One 2-D transpose per element width of src/kernels/widths.inc (the list is expanded here,
+// so a width added there is benchmarked here), next to memcpy of the same bytes: a
+// cache-resident one (2 MiB) and a DRAM-sized one (64 MiB), with sides that are not a power
+// of two apart. Names: width/<impl>/w<bytes>_<MiB>MiB/threads:<n>.
+void RegisterWidthBenchmarks(const std::vector<int>& thread_counts) {
+  const int64_t widths[] = {
+#define IOTX_TILE_WIDTH(bytes) bytes,
+#include "kernels/widths.inc"
+  };
+  for (int64_t w : widths) {
+    for (int64_t mib : {2, 64}) {
+      // Square-ish: rows x cols elements with rows = cols + 8 (never a power of two apart).
+      const auto n = static_cast<int64_t>(std::sqrt(static_cast<double>((mib << 20) / w)));
+      const int64_t cols = n / 16 * 16 - 8, rows = (mib << 20) / w / cols;
+      const std::vector<int64_t> shape = {rows, cols}, perm = {1, 0};
+      const auto bytes = static_cast<size_t>(rows * cols * w);
+      for (int threads : thread_counts) {
+        const std::string suffix = fmt::format("w{}_{}MiB/threads:{}", w, mib, threads);
+        benchmark::RegisterBenchmark(("width/iotx/" + suffix).c_str(), [=](benchmark::State& state) {
+          PlanOptions options;
+          options.max_threads = threads;
+          auto plan = MakePlan(shape, perm, static_cast<size_t>(w), options);
+          if (!plan) return state.SkipWithError(plan.error().ToString().c_str());
+          Buffers& b = SharedBuffers(bytes);
+          Measure(state, threads, bytes, [&] { (void)Execute(**plan, b.src->data(), b.dst->data()); });
+        })->UseRealTime();
+        benchmark::RegisterBenchmark(("width/memcpy/" + suffix).c_str(), [=](benchmark::State& state) {
+          Buffers& b = SharedBuffers(bytes);
+          Measure(state, threads, bytes,
+                  [&] { measure::ParallelMemcpy(b.dst->data(), b.src->data(), bytes, threads); });
+        })->UseRealTime();
+      }
+    }
+  }
+}
+
 // Planning alone, for rank-6 specs (the device compiler's ceiling) and the suite's cases.
 void RegisterPlanBenchmarks(const std::vector<BenchCase>& cases) {
   struct Spec {
@@ -174,6 +211,7 @@ int main(int argc, char** argv) {
   for (const auto& c : *cases) {
     for (int threads : thread_counts) iotx::bench::RegisterCase(c, threads, max_bytes);
   }
+  iotx::bench::RegisterWidthBenchmarks(thread_counts);
   iotx::bench::RegisterPlanBenchmarks(*cases);
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "iotx/plan.h"
 #include "iotx/runtime.h"
 
 namespace {
@@ -42,6 +43,24 @@ void BM_Apply(benchmark::State& state, const Case& c) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
+// The kernel alone on the plan Apply uses (the same spec and options): Apply's time above
+// this is the runtime's per-call overhead (target: under 1 us).
+void BM_Execute(benchmark::State& state, const Case& c) {
+  auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size);
+  if (!plan) {
+    state.SkipWithError(plan.error().ToString().c_str());
+    return;
+  }
+  const size_t bytes = iotx::PlanBytes(**plan);
+  std::vector<char> src(bytes, 1), dst(bytes);
+  for (auto _ : state) {
+    auto s = iotx::Execute(**plan, src.data(), dst.data());
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+
 void BM_Memcpy(benchmark::State& state, const Case& c) {
   size_t bytes = c.element_size;
   for (int64_t d : c.shape) bytes *= static_cast<size_t>(d);
@@ -59,6 +78,8 @@ const bool kRegistered = [] {
     benchmark::RegisterBenchmark((std::string("Runtime/memcpy/") + c.name).c_str(), BM_Memcpy, c)
         ->UseRealTime();
     benchmark::RegisterBenchmark((std::string("Runtime/apply/") + c.name).c_str(), BM_Apply, c)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("Runtime/execute/") + c.name).c_str(), BM_Execute, c)
         ->UseRealTime();
   }
   return true;

@@ -36,6 +36,9 @@ int RunBench(const BenchArgs& args) {
   const size_t elem = ElementSize(spec->dtype);
   PlanOptions options;
   options.max_threads = args.threads;
+  options.stores = args.stores == "regular"     ? PlanOptions::Stores::kRegular
+                   : args.stores == "streaming" ? PlanOptions::Stores::kStreaming
+                                                : PlanOptions::Stores::kAuto;
   auto plan = MakePlan(spec->shape, spec->perm, elem, options);
   if (!plan) {
     PrintError(plan.error());
@@ -48,7 +51,8 @@ int RunBench(const BenchArgs& args) {
   }
   const int64_t flat[] = {static_cast<int64_t>(bytes)};
   const int64_t identity[] = {0};
-  PlanOptions stream_options = options;
+  PlanOptions stream_options;
+  stream_options.max_threads = args.threads;
   stream_options.stores = PlanOptions::Stores::kStreaming;
   auto stream_plan = MakePlan(flat, identity, 1, stream_options);
   if (!stream_plan) {

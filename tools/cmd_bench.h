@@ -2,6 +2,8 @@
 // The options as command_line.cc parses them, and the job. No CLI11 here.
 #pragma once
 
+#include <string>
+
 #include "permute_args.h"
 
 namespace iotx::cli {
@@ -13,6 +15,7 @@ struct BenchArgs {
   double min_seconds = 0.02;
   bool json = false;
   bool no_huge_pages = false;
+  std::string stores = "auto";  // the kernel's stores: auto, regular or streaming
 };
 
 // Runs the command; returns the process exit code (command.h).

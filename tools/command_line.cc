@@ -346,6 +346,11 @@ void AddBenchCommand(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
+  cmd->add_option("--stores", args->stores,
+                  "The kernel's stores: auto (the planner decides), regular or streaming "
+                  "(cache-bypassing), e.g. regular")
+      ->check(CLI::IsMember({"auto", "regular", "streaming"}))
+      ->capture_default_str();
   cmd->add_flag("--no-huge-pages", args->no_huge_pages,
                 "Do not advise transparent huge pages for the buffers (4 KiB pages)");
   cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });

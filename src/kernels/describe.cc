@@ -24,6 +24,8 @@ std::string DimRole(const PlanData& d, int i) {
   if (i == d.split.blocked_dim) add(fmt::format("driver in blocks of {}", d.split.block));
   if (i == d.tile.rows_dim) add("tile rows (destination-innermost)");
   if (i == d.tile.cols_dim) add("tile columns (source-innermost)");
+  if (i == d.tile.rows2_dim) add("fused into the tile rows");
+  if (i == d.tile.cols2_dim) add("fused into the tile columns");
   if (role.empty()) add("kernel loop");
   return role;
 }
@@ -66,40 +68,69 @@ std::string Describe(const Plan& plan) {
     s += fmt::format("          dim {}: n={:<8} src_stride={:<10} dst_stride={:<10} {}\n", i, f.n,
                      f.src_stride, f.dst_stride, DimRole(d, static_cast<int>(i)));
   }
-  s += fmt::format("kernel:   {} ({}) on {} with {}-byte vectors\n", d.kernel->name, d.kernel->when,
-                   d.target, d.vector_bytes);
-  if (d.kernel->kind == kernels::KernelKind::kTranspose) {
-    const int64_t e = d.folded.elem_bytes;
-    const auto vec = static_cast<int64_t>(d.vector_bytes);
-    const bool avx512 = std::string_view(d.target).starts_with("AVX3");
-    std::string how;
-    if (vec < 16) {
-      how = "element by element (no SIMD target)";
-    } else if (e >= 8 || (e == 4 && avx512)) {
-      how = fmt::format("in registers: {} interleave round(s) per group of {} rows, then 128-bit "
-                        "block transposes; whole lines out", e >= 16 ? 0 : __builtin_ctzll(static_cast<uint64_t>(16 / e)),
-                        std::max<int64_t>(1, 16 / e));
-    } else if (avx512) {
-      how = fmt::format("in registers: rows interleaved {} to 4-byte lanes, then the 4-byte tile; "
-                        "whole lines out", e == 2 ? "in pairs" : "twice");
-    } else {
-      how = "interleave rounds per group, 16-byte pieces through an L1 buffer, whole lines out";
+  const kernels::Machine& m = d.machine;
+  s += fmt::format("machine:  L1d {} {}-way, L2 {}, last-level {} ({}); {} target, {}-byte vectors\n",
+                   Bytes(m.l1d_bytes), m.l1d_ways, Bytes(m.l2_bytes), Bytes(m.llc_bytes),
+                   m.cache_source, m.target, m.vector_bytes);
+  s += fmt::format("strategy: {} ({})\n", d.strategy->name, d.strategy->when);
+  const kernels::Nest& n = d.nest;
+  const int64_t e = d.folded.elem_bytes;
+  switch (n.strategy) {
+    case kernels::Strategy::kCopy:
+      break;
+    case kernels::Strategy::kRowCopy:
+      s += fmt::format("tile:     strips of {} rows of {} B elements x {} columns ({} B runs per column)\n",
+                       n.row_block, e, n.cols, n.row_block * e);
+      break;
+    case kernels::Strategy::kInterleaveRows:
+      s += fmt::format("tile:     {} rows x {} columns interleaved with StoreInterleaved{} on {}-byte vectors\n",
+                       n.rows, n.cols, n.rows, n.vector_bytes);
+      break;
+    case kernels::Strategy::kDeinterleaveCols:
+      s += fmt::format("tile:     {} rows x {} columns de-interleaved with LoadInterleaved{} on {}-byte vectors\n",
+                       n.rows, n.cols, n.cols, n.vector_bytes);
+      break;
+    case kernels::Strategy::kTiles:
+    case kernels::Strategy::kFusedTiles:
+    case kernels::Strategy::kStagedTiles: {
+      std::string how;
+      const bool avx512 = std::string_view(m.target).starts_with("AVX3");
+      if (m.vector_bytes < 16) {
+        how = "element by element (no SIMD target)";
+      } else if (!avx512 && e < 8) {  // kTileInRegisters in tiles-inl.h
+        how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
+      } else if (e >= 4) {
+        how = fmt::format("in registers: {} interleave round(s) per group of {} rows, then 128-bit block transposes",
+                          e >= 16 ? 0 : __builtin_ctzll(static_cast<uint64_t>(16 / e)), std::max<int64_t>(1, 16 / e));
+      } else {
+        how = fmt::format("in registers: rows interleaved {} into 4-byte lanes, then the 4-byte tile",
+                          e == 2 ? "in pairs" : "twice");
+      }
+      s += fmt::format("tile:     micro-tile {} rows x {} columns on {}-byte vectors ({}); whole 64-byte lines out\n",
+                       d.tile.tile_rows, d.tile.tile_cols, n.vector_bytes, how);
+      if (n.strategy == kernels::Strategy::kFusedTiles) {
+        s += fmt::format("fused:    rows = {} x {} (dim {} continues dim {} in the destination), columns = {} x {} "
+                         "(dim {} continues dim {} in the source)\n",
+                         n.rows_inner, n.rows / n.rows_inner, d.tile.rows2_dim, d.tile.rows_dim, n.cols_inner,
+                         n.cols / n.cols_inner, d.tile.cols2_dim, d.tile.cols_dim);
+      }
+      if (n.stage_pitch == 0) {
+        s += fmt::format("walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
+                         "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
+                         "band's source lines fit half the L1\n",
+                         n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes);
+      } else {
+        const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
+        s += fmt::format("walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; rows {} B "
+                         "apart), then {} B runs per destination row; because {} rows {} B apart fall in too "
+                         "few of the L1's sets ({}-way)\n",
+                         n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
+                         n.strip_rows * e, dst_alias ? "destination" : "source",
+                         dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways);
+      }
+      s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);
+      break;
     }
-    s += fmt::format("tile:     micro-tile {} rows x {} columns ({}); strips of {} rows",
-                     64 / std::min<int64_t>(e, 16), std::max<int64_t>(1, vec / std::min<int64_t>(e, 16)),
-                     how, d.nest.row_block);
-    if (d.nest.streaming && d.nest.stream_lines > 1) {
-      s += fmt::format(" ({} lines per destination row back to back)", d.nest.stream_lines);
-    }
-    if (d.nest.rows <= 4 && d.nest.dst_row_stride == d.nest.rows * e && e <= 8) {
-      s += fmt::format("; {} rows interleaved with StoreInterleaved{}", d.nest.rows, d.nest.rows);
-    } else if (d.nest.cols <= 4 && d.nest.src_row_stride == d.nest.cols * e && e <= 8) {
-      s += fmt::format("; {} columns de-interleaved with LoadInterleaved{}", d.nest.cols, d.nest.cols);
-    }
-    s += fmt::format("; {} rows x {} columns in all\n", d.nest.rows, d.nest.cols);
-  } else if (d.kernel->kind == kernels::KernelKind::kRowCopy) {
-    s += fmt::format("tile:     strips of {} rows of {} B elements x {} columns\n", d.nest.row_block,
-                     d.folded.elem_bytes, d.nest.cols);
   }
   if (d.nest.loop_rank > 0) {
     s += "loops:    per item, outer -> inner (source memory order):";
@@ -107,7 +138,7 @@ std::string Describe(const Plan& plan) {
     s += "\n";
   }
   s += fmt::format("driver:   {} item(s)", d.split.items);
-  if (d.kernel->kind == kernels::KernelKind::kCopy) {
+  if (d.nest.strategy == kernels::Strategy::kCopy) {
     s += fmt::format(" of {} contiguous bytes", d.split.block);
   } else if (!d.split.driver.empty()) {
     s += d.split.dst_prefix ? " (destination-order prefix: each a contiguous output range)"
@@ -117,9 +148,17 @@ std::string Describe(const Plan& plan) {
                    d.options.max_threads > 0 ? fmt::format("{}", d.options.max_threads)
                                              : std::string("the calling arena's concurrency"),
                    d.threads_hint, Bytes(kernels::kParallelMinBytes));
-  s += fmt::format("stores:   {} (output {}; automatic streaming from {})\n",
+  std::string threshold;
+  if (d.options.stores != PlanOptions::Stores::kAuto) {
+    threshold = "forced by PlanOptions::stores";
+  } else if (m.streaming_bytes == 0) {
+    threshold = fmt::format("automatic; below twice the L2 ({}) stores stay regular", Bytes(2 * m.l2_bytes));
+  } else {
+    threshold = fmt::format("automatic streaming from {}; {}", Bytes(m.streaming_bytes), m.streaming_why);
+  }
+  s += fmt::format("stores:   {} (output {}; {})\n",
                    d.nest.streaming ? "cache-bypassing (streaming) for whole aligned lines" : "regular",
-                   Bytes(d.bytes), Bytes(kernels::StreamingThresholdBytes()));
+                   Bytes(d.bytes), threshold);
   s += fmt::format("sbuf:     {}\n", kernels::ToString(d.sbuf));
   if (d.sbuf.tiles <= 1) {
     s += "          parallel claims: the output is a single partition tile, so claims divide it\n";

@@ -1,38 +1,28 @@
-// The translation unit compiled once per SIMD target (Highway's foreach_target). It exports
-// each target's RunItems; ChooseRunItems() dispatches once, at planning.
+// ChooseRunItems: the strategy recorded in a plan, mapped to its kind's translation unit.
 #include "kernels/dispatch.h"
 
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/dispatch.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include <hwy/targets.h>
 
-#include "hwy/highway.h"
-#include "kernels/run-inl.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace iotx::kernels {
-namespace HWY_NAMESPACE {
-
-RunItemsFn GetRunItems() { return &RunItems; }
-const char* GetTargetName() { return hwy::TargetName(HWY_TARGET); }
-size_t GetVectorBytes() { return hwy::HWY_NAMESPACE::Lanes(DBytes()); }
-
-}  // namespace HWY_NAMESPACE
-}  // namespace iotx::kernels
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
 namespace iotx::kernels {
 
-HWY_EXPORT(GetRunItems);
-HWY_EXPORT(GetTargetName);
-HWY_EXPORT(GetVectorBytes);
-
-RunItemsFn ChooseRunItems() { return HWY_DYNAMIC_DISPATCH(GetRunItems)(); }
-
-const char* ChosenTargetName() { return HWY_DYNAMIC_DISPATCH(GetTargetName)(); }
-
-size_t ChosenVectorBytes() { return HWY_DYNAMIC_DISPATCH(GetVectorBytes)(); }
+RunItemsFn ChooseRunItems(Strategy strategy, int64_t elem_bytes, int64_t vector_bytes) {
+  switch (strategy) {
+    case Strategy::kCopy: return ChooseCopyRun();
+    case Strategy::kRowCopy: return ChooseRowCopyRun();
+    case Strategy::kInterleaveRows:
+    case Strategy::kDeinterleaveCols:
+    case Strategy::kTiles:
+    case Strategy::kStagedTiles:
+    case Strategy::kFusedTiles:
+      switch (elem_bytes) {
+#define IOTX_TILE_WIDTH(bytes) \
+  case bytes: return ChooseTilesRun##bytes(strategy, vector_bytes);
+#include "kernels/widths.inc"
+        default: return nullptr;
+      }
+  }
+  return nullptr;
+}
 
 std::vector<int64_t> CompiledTargets() {
   std::vector<int64_t> targets;
@@ -43,4 +33,3 @@ std::vector<int64_t> CompiledTargets() {
 }
 
 }  // namespace iotx::kernels
-#endif  // HWY_ONCE

@@ -4,11 +4,12 @@
 // Execution model (STYLE: micro-kernel / macro loop / driver):
 //   driver  items enumerate the driver dims (outer -> inner, row-major); items are independent
 //           and each writes one contiguous range of the destination, in destination order.
-//   loops   per item, the kernel loops (outer -> inner) walk the remaining dims; one of them
-//           walks blocks of `row_block` tile rows.
-//   tile    per loop position, a strip of up to `row_block` rows x `cols` columns: rows are the
-//           destination-innermost dim (consecutive rows in src, consecutive elements in dst),
-//           columns the source-innermost dim (consecutive elements in src, rows in dst).
+//   loops   per item, the kernel loops (outer -> inner) walk the remaining dims; for a row
+//           copy one of them walks blocks of `row_block` rows.
+//   plane   per loop position, `rows` x `cols` elements: rows are the destination-innermost
+//           dim (consecutive rows in src, consecutive elements in dst), columns the
+//           source-innermost dim (consecutive elements in src, rows in dst). The strategy the
+//           planner chose (below) walks the plane; nothing is decided again at run time.
 #pragma once
 
 #include <array>
@@ -20,14 +21,16 @@
 
 namespace iotx::kernels {
 
-// Most destination lines a streaming transpose writes back to back per row (see
-// StreamLines in planner.h for how many it uses).
-inline constexpr int64_t kMaxStreamLines = 4;
-
-enum class KernelKind : uint8_t {
-  kCopy,       // one contiguous block: the items are byte ranges of it
-  kRowCopy,    // the innermost dim is unmoved: rows of elem_bytes copied to new places
-  kTranspose,  // the innermost dim moves: in-register tile transposes of 1..16-byte elements
+// How a plan moves its bytes, chosen once by the planner (planner.h, KernelCandidates) and
+// printed by Describe. Each is run by one per-target function (dispatch.h).
+enum class Strategy : uint8_t {
+  kCopy,              // one contiguous block: the items are byte ranges of it
+  kRowCopy,           // the innermost run is unmoved and not a tile width: rows copied
+  kInterleaveRows,    // 2-4 destination-innermost rows: Highway StoreInterleaved{2,3,4}
+  kDeinterleaveCols,  // 2-4 source-innermost columns: Highway LoadInterleaved{2,3,4}
+  kTiles,             // in-register tiles, strips walked band by band, stored in place
+  kStagedTiles,       // in-register tiles into an L1 block, written out as destination runs
+  kFusedTiles,        // small planes: the next dims join rows and columns (kTiles' walk)
 };
 
 struct LoopDim {
@@ -40,7 +43,7 @@ struct LoopDim {
 enum class Blocked : uint8_t { kNone, kLoop, kRows, kCols, kBytes };
 
 struct Nest {
-  KernelKind kind = KernelKind::kCopy;
+  Strategy strategy = Strategy::kCopy;
   int64_t elem_bytes = 1;
   bool streaming = false;  // cache-bypassing stores for full, aligned 64-byte lines
 
@@ -54,15 +57,37 @@ struct Nest {
 
   int loop_rank = 0;
   std::array<LoopDim, kMaxRank + 1> loops{};
-  int row_block_loop = -1;  // index into `loops` of the row-block loop (its n is derived)
+  int row_block_loop = -1;  // kRowCopy: index into `loops` of the row-block loop (n derived)
 
   int64_t rows = 1;
   int64_t src_row_stride = 0;
   int64_t cols = 1;
   int64_t dst_row_stride = 0;
-  int64_t row_block = 1;
-  int64_t stream_lines = 1;  // kTranspose with streaming: lines per destination row and strip
+  int64_t row_block = 1;     // kRowCopy: rows per strip
+
+  // Tile strategies: the vector the tiles use (16, 32 or 64 bytes; its columns are one band)
+  // and the walk. kTiles: `strip_rows` rows are walked band by band, so each destination row
+  // gets strip_rows * elem_bytes bytes in one run. kStagedTiles (and kFusedTiles with
+  // stage_pitch > 0): blocks of strip_rows x block_cols go through a buffer whose destination
+  // rows are `stage_pitch` bytes apart, then leave as destination runs.
+  int64_t vector_bytes = 16;
+  int64_t strip_rows = 1;
+  int64_t block_cols = 1;
+  int64_t stage_pitch = 0;
+  // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
+  // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
+  // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride
+  // apart), consecutive in the source.
+  int64_t rows_inner = 1;
+  int64_t src_outer_row_stride = 0;
+  int64_t cols_inner = 1;
+  int64_t dst_outer_col_stride = 0;
+
   int64_t copy_bytes = 0;  // kCopy: total bytes
 };
+
+// The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
+// 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it.
+inline constexpr int64_t kMaxStageBytes = 128 * 1024;
 
 }  // namespace iotx::kernels

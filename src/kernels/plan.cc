@@ -1,12 +1,49 @@
 // MakePlan: the planner's stages composed (problem.h, planner.h), and PlanBytes.
 #include <tbb/info.h>
+#include <tbb/parallel_for.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
 
 namespace iotx {
+namespace {
+
+// The staged walks keep a kMaxStageBytes block on the stack; the first Execute on a thread
+// page-faults it in (32 pages: the 3 MiB source example's first call measured 580 us with
+// warm data, 320-470 us with the stack touched first, 180 us later). Touching it here, on the
+// thread that plans (and on the workers below), moves that cost to planning.
+__attribute__((noinline)) void PrefaultStack() {
+  volatile uint8_t block[kernels::kMaxStageBytes + 16 * 1024];
+  for (size_t i = 0; i < sizeof(block); i += 4096) block[i] = 0;
+}
+
+// oneTBB starts its worker threads on the first parallel loop of the process: that first
+// Execute measured 3.4-5.4 ms for the 3 MiB source example on 2 threads (102 us later), and
+// 0.7-1.0 ms on one. The first plan that may run on several threads starts them instead,
+// with a loop that waits until `threads` tasks ran at once (or 20 ms passed, should the arena
+// offer fewer), so the first Execute of a process costs what the later ones do.
+void StartWorkersOnce(int threads) {
+  static std::once_flag once;
+  std::call_once(once, [threads] {
+    std::atomic<int> arrived{0};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    tbb::parallel_for(0, threads, [&](int) {
+      PrefaultStack();
+      arrived.fetch_add(1);
+      while (arrived.load() < threads && std::chrono::steady_clock::now() < deadline) {
+      }
+    }, tbb::simple_partitioner());
+  });
+}
+
+}  // namespace
 
 Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
                            size_t element_size, const PlanOptions& options) {
@@ -22,27 +59,39 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
   d.options = options;
   d.bytes = kernels::ProblemBytes(unfolded);
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
-  d.run = kernels::ChooseRunItems();
-  d.target = kernels::ChosenTargetName();
-  d.vector_bytes = kernels::ChosenVectorBytes();
+  // The streaming threshold is calibrated once per process, and only asked for when the
+  // answer could be yes: outputs of at least twice the L2 with automatic stores.
+  d.machine = kernels::CurrentMachine(false);
+  if (options.stores == PlanOptions::Stores::kAuto && d.bytes >= 2 * d.machine.l2_bytes) {
+    d.machine = kernels::CurrentMachine(true);
+  }
   d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.unfolded = std::move(unfolded);
   d.folded = kernels::Fold(d.unfolded);
   if (d.bytes == 0) return std::make_shared<const Plan>(std::move(d));
 
-  d.kernel = &kernels::ChooseKernel(d.folded);
-  const kernels::KernelKind kind = d.kernel->kind;
-  const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes);
-  d.tile = kernels::ChooseTile(d.folded, kind, streaming);
+  d.strategy = &kernels::ChooseStrategy(d.folded, d.machine);
+  const kernels::Strategy strategy = d.strategy->strategy;
+  const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes, d.machine);
+  d.tile = kernels::ChooseTile(d.folded, strategy, d.machine);
   const int64_t target_items = kernels::TargetItems(d.bytes, d.threads_hint);
-  if (kind == kernels::KernelKind::kCopy) {
-    d.split = kernels::SplitCopy(d.bytes, d.sbuf.leading, target_items);
+  const int64_t partitions = d.sbuf.geometry.partitions;
+  if (strategy == kernels::Strategy::kCopy) {
+    d.split = kernels::SplitCopy(d.bytes, d.sbuf.leading, partitions, target_items);
   } else {
     d.split = kernels::SplitDriver(d.folded, d.tile,
-                                   kernels::FindPartitionUnit(d.folded, d.sbuf.leading), target_items,
-                                   d.threads_hint);
+                                   kernels::FindPartitionUnit(d.folded, d.sbuf.leading, partitions),
+                                   target_items, d.threads_hint);
   }
-  d.nest = kernels::BuildNest(d.folded, kind, d.tile, d.split, streaming);
+  d.nest = kernels::BuildNest(d.folded, strategy, d.tile, d.split, streaming);
+  PrefaultStack();
+  if (d.nest.items > 1 && d.bytes >= kernels::kParallelMinBytes && d.threads_hint > 1) {
+    StartWorkersOnce(std::min(d.threads_hint, tbb::info::default_concurrency()));
+  }
+  d.run = kernels::ChooseRunItems(strategy, d.nest.elem_bytes, d.nest.vector_bytes);
+  if (d.run == nullptr) {
+    return Fail(ErrorCode::kUnsupported, "no compiled kernel for the chosen strategy");
+  }
   return std::make_shared<const Plan>(std::move(d));
 }
 

@@ -8,6 +8,7 @@
 #include "iotx/dims.h"
 #include "iotx/plan.h"
 #include "kernels/dispatch.h"
+#include "kernels/machine.h"
 #include "kernels/nest.h"
 #include "kernels/planner.h"
 #include "kernels/problem.h"
@@ -24,16 +25,15 @@ struct PlanData {
 
   kernels::Problem unfolded;  // MakeProblem's output, before the fold stages
   kernels::Problem folded;
-  const kernels::KernelCandidate* kernel = nullptr;  // null when there is nothing to move
+  kernels::Machine machine;  // what the choices below were derived from
+  const kernels::StrategyCandidate* strategy = nullptr;  // null when there is nothing to move
   kernels::Tile tile;
   kernels::DriverSplit split;
   kernels::Nest nest;
   kernels::SbufMapping sbuf;
   int threads_hint = 1;  // the thread count the items were sized for
 
-  kernels::RunItemsFn run = nullptr;
-  const char* target = "";  // Highway target the kernel was compiled for
-  size_t vector_bytes = 16;
+  kernels::RunItemsFn run = nullptr;  // the strategy's kernel on the chosen target
 };
 
 class Plan {

@@ -1,11 +1,9 @@
 #include "kernels/planner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <numeric>
-
-#include "kernels/sbuf.h"
 
 namespace iotx::kernels {
 namespace {
@@ -13,28 +11,158 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-bool IsTransposeWidth(int64_t bytes) {
-  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+constexpr int64_t kTileWidths[] = {
+#define IOTX_TILE_WIDTH(bytes) bytes,
+#include "kernels/widths.inc"
+};
+
+const Dim& RowsDim(const Problem& p) { return p.dims.back(); }
+const Dim& ColsDim(const Problem& p) { return p.dims[static_cast<size_t>(SourceInnerDim(p))]; }
+
+// The vector a band of columns uses: the widest the target has that the columns fill (narrow
+// planes would otherwise run only through the staged edge path).
+int64_t BandVectorBytes(int64_t col_bytes, const Machine& m) {
+  for (int64_t v = m.vector_bytes; v > 16; v /= 2) {
+    if (col_bytes >= v) return v;
+  }
+  return 16;
 }
 
-constexpr KernelCandidate kCandidates[] = {
-    {KernelKind::kCopy, "copy", "source and destination are one contiguous block",
-     [](const Problem& p) { return p.dims.empty(); }},
-    {KernelKind::kRowCopy, "row-copy",
-     "the innermost run stays in place and is not a 1/2/4/8/16-byte element: strided rows",
-     [](const Problem& p) { return !IsTransposeWidth(p.elem_bytes); }},
-    {KernelKind::kTranspose, "transpose",
-     "the innermost dim moves: tiled 2-D transpose in registers of 1/2/4/8/16-byte elements",
-     [](const Problem& p) { return IsTransposeWidth(p.elem_bytes); }},
+int64_t TileRows(int64_t e) { return std::max<int64_t>(1, 64 / e); }
+
+bool IsTilePlane(const Problem& p) {
+  return !p.dims.empty() && IsTileWidth(p.elem_bytes) && SourceInnerDim(p) >= 0 &&
+         SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
+}
+
+bool InterleavesRows(const Problem& p, const Machine&) {
+  if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
+  const Dim& rows = RowsDim(p);
+  return rows.n >= 2 && rows.n <= 4 && ColsDim(p).dst_stride == rows.n * p.elem_bytes;
+}
+
+bool DeinterleavesCols(const Problem& p, const Machine&) {
+  if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
+  const Dim& cols = ColsDim(p);
+  return cols.n >= 2 && cols.n <= 4 && RowsDim(p).src_stride == cols.n * p.elem_bytes;
+}
+
+// The tile of a fused plane: the target's full vector (a fused plane's columns fill it).
+struct Fusion {
+  int rows2 = -1, cols2 = -1;
+  int64_t rows = 0, cols = 0;  // the fused extents
+};
+
+bool Divides(int64_t a, int64_t b) { return a > 0 && b % a == 0; }
+
+// Tiles hold whole registers only on AVX-512 for every width, elsewhere from 8 bytes up
+// (kTileInRegisters in tiles-inl.h): fused planes need that.
+bool TilesInRegisters(int64_t e, const Machine& m) { return m.vector_bytes >= 64 || e >= 8; }
+
+// Rows shorter than a band walk's strip are joined by the dim that continues them in the
+// destination, columns narrower than four bands by the dim that continues them in the
+// source, where every tile then sees the same offsets and no tile is partial.
+Fusion FindFusion(const Problem& p, const Machine& m) {
+  Fusion f;
+  if (!IsTilePlane(p) || !TilesInRegisters(p.elem_bytes, m)) return f;
+  const int64_t e = p.elem_bytes;
+  const int rows_dim = static_cast<int>(p.dims.size()) - 1;
+  const int cols_dim = SourceInnerDim(p);
+  const Dim& rows = p.dims[static_cast<size_t>(rows_dim)];
+  const Dim& cols = p.dims[static_cast<size_t>(cols_dim)];
+  const int64_t tile_rows = TileRows(e);
+  const int64_t tile_cols = std::max<int64_t>(1, m.vector_bytes / e);
+  const int64_t strip_rows = std::max(tile_rows, m.l1d_bytes / (2 * m.vector_bytes));
+  f.rows = rows.n;
+  f.cols = cols.n;
+  for (int i = 0; i < static_cast<int>(p.dims.size()); ++i) {
+    if (i == rows_dim || i == cols_dim) continue;
+    const Dim& d = p.dims[static_cast<size_t>(i)];
+    if (f.rows2 < 0 && rows.n < strip_rows && d.dst_stride == rows.n * e &&
+        (Divides(tile_rows, rows.n) || Divides(rows.n, tile_rows)) &&
+        Divides(tile_rows, rows.n * d.n)) {
+      f.rows2 = i;
+      f.rows = rows.n * d.n;
+    } else if (f.cols2 < 0 && cols.n < 4 * tile_cols && d.src_stride == cols.n * e &&
+               (Divides(tile_cols, cols.n) || Divides(cols.n, tile_cols)) &&
+               Divides(tile_cols, cols.n * d.n)) {
+      f.cols2 = i;
+      f.cols = cols.n * d.n;
+    }
+  }
+  if (f.rows % tile_rows != 0 || f.cols % tile_cols != 0 || (f.rows2 < 0 && f.cols2 < 0)) {
+    return Fusion{};
+  }
+  return f;
+}
+
+bool FusesTiles(const Problem& p, const Machine& m) {
+  const Fusion f = FindFusion(p, m);
+  return f.rows2 >= 0 || f.cols2 >= 0;
+}
+
+// Staging pays when one side's lines in flight alias in L1 and the plane holds whole blocks.
+bool StagesTiles(const Problem& p, const Machine& m) {
+  if (!IsTilePlane(p)) return false;
+  const int64_t e = p.elem_bytes;
+  const Dim& rows = RowsDim(p);
+  const Dim& cols = ColsDim(p);
+  const int64_t tile_cols = std::max<int64_t>(1, BandVectorBytes(cols.n * e, m) / e);
+  if (rows.n < TileRows(e) || cols.n < 2 * tile_cols) return false;
+  return StrideAliases(cols.dst_stride, tile_cols, m) ||
+         StrideAliases(rows.src_stride, TileRows(e), m);
+}
+
+// An L2 block for a staged walk: as many bytes as an eighth of the L2 (the block, the source
+// lines in flight and the destination lines leaving share it), at most kMaxStageBytes, shaped
+// so source runs are twice the destination runs, destination rows an odd number of lines
+// apart so they spread over every L1 set. Measured on 8192^2 f32 (DRAM) / 1024^2 f32 (cache):
+// blocks of 176 x 32 (L1-sized) 0.49 / 0.41x memcpy, 128 rows x 256 columns 0.71 / 0.61,
+// 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31.
+void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m) {
+  const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes);
+  int64_t rows_fit = static_cast<int64_t>(std::sqrt(static_cast<double>(budget) / (2.0 * static_cast<double>(e))));
+  rows_fit = std::clamp(rows_fit / tile.tile_rows * tile.tile_rows, tile.tile_rows, rows_cap);
+  int64_t lines = (rows_fit * e + 63) / 64 + 1;
+  if (lines % 2 == 0) ++lines;
+  tile.stage_pitch = lines * 64;
+  const int64_t cols_cap = std::max(tile.tile_cols, cols / tile.tile_cols * tile.tile_cols);
+  tile.block_cols = std::clamp(budget / tile.stage_pitch / tile.tile_cols * tile.tile_cols,
+                               tile.tile_cols, cols_cap);
+  while (tile.block_cols * tile.stage_pitch > kMaxStageBytes && tile.block_cols > tile.tile_cols) {
+    tile.block_cols -= tile.tile_cols;
+  }
+  tile.strip_rows = rows_fit;
+}
+
+constexpr StrategyCandidate kCandidates[] = {
+    {Strategy::kCopy, "copy", "source and destination are one contiguous block",
+     [](const Problem& p, const Machine&) { return p.dims.empty(); }},
+    {Strategy::kRowCopy, "row-copy",
+     "the innermost run stays in place and its width is not in widths.inc: strided rows",
+     [](const Problem& p, const Machine&) { return !IsTileWidth(p.elem_bytes); }},
+    {Strategy::kInterleaveRows, "interleave-rows",
+     "2-4 destination-innermost rows whose columns are consecutive in the destination",
+     InterleavesRows},
+    {Strategy::kDeinterleaveCols, "deinterleave-cols",
+     "2-4 source-innermost columns of a contiguous source", DeinterleavesCols},
+    {Strategy::kFusedTiles, "fused-tiles",
+     "a small plane: the dim that continues the rows in the destination joins them, the dim "
+     "that continues the columns in the source joins those, so tiles and runs span both",
+     FusesTiles},
+    {Strategy::kStagedTiles, "staged-tiles",
+     "a tile's destination (or source) lines are a multiple of a power of two apart and "
+     "alias in L1: tiles go through an L1 block, destination rows leave as runs",
+     StagesTiles},
+    {Strategy::kTiles, "tiles",
+     "in-register tiles; strips walked band by band so destination rows are written in runs",
+     [](const Problem&, const Machine&) { return true; }},
 };
 
 // Source bytes of each row a thread's column block keeps together. Two threads on 8192^2 f32
 // read 1 KiB pieces of 8192 rows each at 15 GB/s; reading whole rows (blocks of rows instead,
 // which would break the partition-tile claims) measured 17-18 GB/s; 2 KiB pieces sit between.
 constexpr int64_t kMinRunBytes = 2048;
-
-// Source bytes per strip when de-interleaving 2-4 columns.
-constexpr int64_t kDeinterleaveBytes = 4096;
 
 // Destination bytes a row-copy strip writes in one sequential run per column.
 constexpr int64_t kRowCopyRunBytes = 1024;
@@ -47,68 +175,103 @@ constexpr int64_t kItemsPerThread = 16;
 
 }  // namespace
 
-std::span<const KernelCandidate> KernelCandidates() { return kCandidates; }
-
-const KernelCandidate& ChooseKernel(const Problem& folded) {
-  for (const KernelCandidate& c : kCandidates) {
-    if (c.applies(folded)) return c;
-  }
-  return kCandidates[std::size(kCandidates) - 1];  // unreachable: the last two cover all sizes
+bool IsTileWidth(int64_t bytes) {
+  return std::find(std::begin(kTileWidths), std::end(kTileWidths), bytes) != std::end(kTileWidths);
 }
 
-int64_t StreamLines(int64_t elem_bytes) {
-  // Two opposing costs, measured on the development machine with cache-bypassing stores:
-  // writes want several consecutive lines per destination row (a pattern test: 1 line per
-  // row and visit 9.4 GB/s, 2 lines 19.3, 4 lines 22.7, sequential 22.0), but each extra line
-  // adds 64 / elem_bytes source rows read at once, and beyond ~32-64 rows the reads slow down.
-  // Single thread, GB/s for lines = 1 / 2 / 4: 8192^2 f32 7.6 / 8.8 / 6.8; 8192^2 bf16
-  // 8.1 / 8.8 / 4.8; 16384x8192 i8 6.0 / 5.2 / 4.8; 4096^2 f64 8.1 / 10.9 / 11.4.
-  switch (elem_bytes) {
-    case 1: return 1;
-    case 2:
-    case 4: return 2;
-    default: return 4;
+std::span<const StrategyCandidate> StrategyCandidates() { return kCandidates; }
+
+const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine) {
+  for (const StrategyCandidate& c : kCandidates) {
+    if (c.applies(folded, machine)) return c;
   }
+  return kCandidates[std::size(kCandidates) - 1];  // unreachable: the last always applies
 }
 
-Tile ChooseTile(const Problem& folded, KernelKind kind, bool streaming) {
+bool StrideAliases(int64_t stride, int64_t lines, const Machine& m) {
+  constexpr int64_t kLine = 64;
+  // Rows that are not line-aligned start at every offset and spread over the sets.
+  if (stride <= 0 || stride % kLine != 0) return false;
+  const int64_t sets = std::max<int64_t>(1, m.l1d_bytes / (m.l1d_ways * kLine));
+  const int64_t step = (stride / kLine) % sets;
+  const int64_t distinct = step == 0 ? 1 : sets / std::gcd(step, sets);
+  // The lines of one tile and of the next band's (the hardware prefetcher fetches those while
+  // the tile runs) must fit the ways of the sets they fall in.
+  return distinct * m.l1d_ways < 2 * lines;
+}
+
+Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine) {
   Tile tile;
-  if (kind == KernelKind::kCopy || folded.dims.empty()) return tile;
+  if (strategy == Strategy::kCopy || folded.dims.empty()) return tile;
+  const int64_t e = folded.elem_bytes;
   tile.rows_dim = static_cast<int>(folded.dims.size()) - 1;
   tile.cols_dim = SourceInnerDim(folded);
-  const int64_t e = folded.elem_bytes;
-  // Enough rows that each destination row gets a whole 64-byte line per strip (StreamLines
-  // lines when streaming); enough columns per thread block that each source row gives a pair
-  // of lines (the adjacent-line prefetcher fetches 128-byte pairs).
-  if (kind == KernelKind::kTranspose) {
-    tile.stream_lines = streaming ? StreamLines(e) : 1;
-    tile.row_block = std::max<int64_t>(1, CeilDiv(64 * tile.stream_lines, e));
-    const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
-    const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
-    if (cols.n <= 4 && rows.src_stride == cols.n * e) {
-      // A contiguous source of 2-4 columns is de-interleaved along the rows: strips of
-      // kDeinterleaveBytes of source each, so the per-strip work outweighs the loop overhead.
-      tile.row_block = RoundUp(std::max(tile.row_block, CeilDiv(kDeinterleaveBytes, cols.n * e)),
-                               tile.row_block);
-    }
-  } else {
-    // A row copy's strip writes each column's rows as one sequential destination run; runs of
-    // 1 KiB (16 lines) keep the writes sequential where a line per row would scatter them.
-    tile.row_block = std::max<int64_t>(1, CeilDiv(kRowCopyRunBytes, e));
-  }
+  const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
+  const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
   tile.col_granule = std::max<int64_t>(1, CeilDiv(128, e));
+  if (strategy == Strategy::kRowCopy) {
+    // A row copy's strip writes each column's rows as one sequential destination run; runs
+    // of 1 KiB (16 lines) keep the writes sequential where a line per row would scatter them.
+    tile.row_block = std::max<int64_t>(1, CeilDiv(kRowCopyRunBytes, e));
+    tile.row_granule = tile.row_block;
+    return tile;
+  }
+  tile.row_block = rows.n;
+  // Only the band walks pick a narrower vector for narrow planes; the interleaving and fused
+  // strategies use the target's widest (tiles_width-inl.h compiles them for that alone).
+  tile.vector_bytes = strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles
+                          ? BandVectorBytes(cols.n * e, machine)
+                          : machine.vector_bytes;
+  tile.tile_rows = TileRows(e);
+  tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
+  const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
+  if (strategy == Strategy::kStagedTiles) {
+    StageBlock(tile, e, cols.n, rows_cap, machine);
+  } else if (strategy == Strategy::kTiles || strategy == Strategy::kFusedTiles) {
+    if (strategy == Strategy::kFusedTiles) {
+      const Fusion f = FindFusion(folded, machine);
+      tile.fused = true;
+      tile.rows2_dim = f.rows2;
+      tile.cols2_dim = f.cols2;
+      tile.vector_bytes = machine.vector_bytes;
+      tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
+      // Fused dims are far apart by nature (16^6: 4 MiB): stage as kStagedTiles does when
+      // a tile's lines alias.
+      if (StrideAliases(cols.dst_stride, std::min(tile.tile_cols, cols.n), machine) ||
+          StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine)) {
+        const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
+        const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
+        StageBlock(tile, e, fused_cols, fused_rows, machine);
+        tile.row_granule = tile.strip_rows;
+        tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
+        return tile;
+      }
+    }
+    const int64_t plane_rows =
+        tile.rows2_dim >= 0 ? rows.n * folded.dims[static_cast<size_t>(tile.rows2_dim)].n : rows.n;
+    // One band reads strip_rows source lines of one vector each: half the L1 holds them and
+    // the lines the hardware prefetches for the next band (768^2 f32 in cache: bands of 64
+    // rows 0.72x memcpy, 384 rows 0.70-0.77; DRAM 8000^2: 64 rows 0.74, 384 rows 0.84-0.85).
+    tile.strip_rows = std::max(tile.tile_rows, machine.l1d_bytes / (2 * tile.vector_bytes) /
+                                                   tile.tile_rows * tile.tile_rows);
+    tile.strip_rows = std::min(tile.strip_rows, RoundUp(plane_rows, tile.tile_rows));
+  } else {
+    tile.strip_rows = tile.tile_rows;
+  }
+  tile.row_granule = tile.strip_rows;
+  tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
   return tile;
 }
 
-PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading) {
+PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading, int64_t partitions) {
   PartitionUnit unit;
   unit.leading = leading;
   // Dim 0 of the output is never dropped when > 1 and only fuses with the dims after it, so
   // the folded dim 0 is `leading` times the fused factor.
-  if (leading <= kSbufPartitions || folded.dims.empty()) return unit;
+  if (leading <= partitions || folded.dims.empty()) return unit;
   const int64_t n0 = folded.dims.front().n;
   if (n0 % leading != 0) return unit;
-  unit.d0_per_tile = kSbufPartitions * (n0 / leading);
+  unit.d0_per_tile = partitions * (n0 / leading);
   return unit;
 }
 
@@ -118,7 +281,9 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   if (target_items <= 1) return split;
   const int m = static_cast<int>(folded.dims.size());
   const int64_t e = folded.elem_bytes;
-  const auto is_tile = [&](int i) { return i == tile.rows_dim || i == tile.cols_dim; };
+  const auto is_tile = [&](int i) {
+    return i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim;
+  };
   const auto take_whole = [&](int i) {
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     split.driver.push_back({d.n, d.src_stride, d.dst_stride});
@@ -157,7 +322,8 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
         take_whole(i);
         continue;
       }
-      int64_t granule = i == tile.rows_dim ? tile.row_block : i == tile.cols_dim ? tile.col_granule : 1;
+      if (is_tile(i) && tile.fused) break;  // a fused plane is never cut
+      int64_t granule = i == tile.rows_dim ? tile.row_granule : i == tile.cols_dim ? tile.col_granule : 1;
       if (i == 0 && d.n >= 2 * unit.d0_per_tile) {
         granule = std::lcm(granule, unit.d0_per_tile);  // claims end on partition tiles
       }
@@ -191,13 +357,15 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   for (int i : order) {
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     if (split.items >= target_items) break;
-    if (d.src_stride >= rows.src_stride * tile.row_block && split.items * d.n <= 4 * target_items) {
+    if (d.src_stride >= rows.src_stride * tile.row_granule && split.items * d.n <= 4 * target_items) {
       take_whole(i);
       taken[static_cast<size_t>(i)] = true;
     }
   }
   // 2. Blocks of tile rows.
-  if (split.items < target_items && block_dim(tile.rows_dim, tile.row_block, 1)) return split;
+  if (!tile.fused && split.items < target_items && block_dim(tile.rows_dim, tile.row_granule, 1)) {
+    return split;
+  }
   // 3. The other dims, outermost in source order first.
   for (int i : order) {
     if (split.items >= target_items) break;
@@ -210,16 +378,16 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     }
   }
   // 4. Blocks of columns.
-  if (split.items < target_items) block_dim(tile.cols_dim, tile.col_granule, min_cols);
+  if (!tile.fused && split.items < target_items) block_dim(tile.cols_dim, tile.col_granule, min_cols);
   return split;
 }
 
-DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t target_items) {
+DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t partitions, int64_t target_items) {
   DriverSplit split;
   int64_t chunk = RoundUp(std::max(kMinItemBytes, CeilDiv(bytes, std::max<int64_t>(target_items, 1))), 4096);
   int64_t tile_bytes = 0;
-  if (leading > kSbufPartitions && bytes % leading == 0) {
-    tile_bytes = kSbufPartitions * (bytes / leading);
+  if (leading > partitions && bytes % leading == 0) {
+    tile_bytes = partitions * (bytes / leading);
     if (tile_bytes <= chunk) {
       chunk = RoundUp(chunk, tile_bytes);
     } else if (tile_bytes % chunk != 0) {
@@ -246,33 +414,19 @@ int64_t TargetItems(int64_t bytes, int threads) {
   return std::clamp<int64_t>(bytes / kMinItemBytes, 1, kItemsPerThread * threads);
 }
 
-int64_t StreamingThresholdBytes() {
-  // Streaming pays once source and destination no longer fit the core's private L2 together.
-  // Measured on the development machine (2 MiB L2 per core; an LLC that reports 260 MiB but is
-  // shared by the whole host and holds little of ours: memcpy at 16 MiB already runs at DRAM
-  // speed), f32 transposes, single thread, regular vs streaming stores: 384x384 (576 KiB)
-  // 19.8 vs 12.3 GB/s, 512x512 (1 MiB) 7.9 vs 12.5, 768x768 8.1 vs 11.9. So the threshold is
-  // half the L2, not the reported LLC.
-  static const int64_t threshold = [] {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return (l2 > 0 ? static_cast<int64_t>(l2) : int64_t{1} << 21) / 2;
-  }();
-  return threshold;
-}
-
-bool ChooseStreaming(PlanOptions::Stores stores, int64_t bytes) {
+bool ChooseStreaming(PlanOptions::Stores stores, int64_t bytes, const Machine& machine) {
   switch (stores) {
     case PlanOptions::Stores::kRegular: return false;
     case PlanOptions::Stores::kStreaming: return true;
     case PlanOptions::Stores::kAuto: break;
   }
-  return bytes >= StreamingThresholdBytes();
+  return machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes;
 }
 
-Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const DriverSplit& split,
-               bool streaming) {
+Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
+               const DriverSplit& split, bool streaming) {
   Nest nest;
-  nest.kind = kind;
+  nest.strategy = strategy;
   nest.elem_bytes = folded.elem_bytes;
   nest.streaming = streaming;
   nest.driver_rank = static_cast<int>(split.driver.size());
@@ -280,7 +434,7 @@ Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const D
   nest.items = split.items;
   nest.block = split.block;
 
-  if (kind == KernelKind::kCopy) {
+  if (strategy == Strategy::kCopy) {
     nest.copy_bytes = ProblemBytes(folded);
     nest.blocked = Blocked::kBytes;
     nest.blocked_full = nest.copy_bytes;
@@ -294,27 +448,45 @@ Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const D
   nest.cols = cols.n;
   nest.dst_row_stride = cols.dst_stride;
   nest.row_block = tile.row_block;
-  nest.stream_lines = tile.stream_lines;
+  nest.vector_bytes = tile.vector_bytes;
+  nest.strip_rows = tile.strip_rows;
+  nest.block_cols = tile.block_cols;
+  nest.stage_pitch = tile.stage_pitch;
+  nest.rows_inner = rows.n;
+  nest.src_outer_row_stride = rows.n * rows.src_stride;
+  nest.cols_inner = cols.n;
+  nest.dst_outer_col_stride = cols.n * cols.dst_stride;
+  if (tile.rows2_dim >= 0) {
+    const Dim& r2 = folded.dims[static_cast<size_t>(tile.rows2_dim)];
+    nest.rows = rows.n * r2.n;
+    nest.src_outer_row_stride = r2.src_stride;
+  }
+  if (tile.cols2_dim >= 0) {
+    const Dim& c2 = folded.dims[static_cast<size_t>(tile.cols2_dim)];
+    nest.cols = cols.n * c2.n;
+    nest.dst_outer_col_stride = c2.dst_stride;
+  }
 
-  // Kernel loops: the dims the driver left, except the tile's, plus the row-block loop.
+  // Kernel loops: the dims the driver left, except the plane's, plus a row copy's row-block
+  // loop (the tile strategies walk all rows of the plane themselves).
   struct Entry {
     LoopDim dim;
     int folded_index;  // -1 for the row-block loop
   };
   std::vector<Entry> entries;
   for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
-    if (i == tile.rows_dim || i == tile.cols_dim) continue;
+    if (i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim) continue;
     if (std::find(split.whole.begin(), split.whole.end(), i) != split.whole.end()) continue;
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     entries.push_back({{d.n, d.src_stride, d.dst_stride}, i});
   }
-  entries.push_back({{CeilDiv(rows.n, tile.row_block), tile.row_block * rows.src_stride,
-                      tile.row_block * rows.dst_stride},
-                     -1});
-  // Loop order: walk the source in memory order (largest source stride outermost). Each strip
-  // reads row_block rows; with this order consecutive strips continue those rows, so reads
-  // form long sequential streams the hardware prefetcher follows, while the destination is
-  // written in whole lines that need no prefetch.
+  if (strategy == Strategy::kRowCopy) {
+    entries.push_back({{CeilDiv(rows.n, tile.row_block), tile.row_block * rows.src_stride,
+                        tile.row_block * rows.dst_stride},
+                       -1});
+  }
+  // Loop order: walk the source in memory order (largest source stride outermost), so that
+  // consecutive planes continue the same source rows and reads form long streams.
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return a.dim.src_stride > b.dim.src_stride;
   });

@@ -1,5 +1,7 @@
 // The planner's stages after folding (problem.h): each a small pure function, tested alone.
-//   ChooseKernel -> ChooseStreaming -> ChooseTile -> SplitDriver -> BuildNest
+//   ChooseStrategy -> ChooseStreaming -> ChooseTile -> SplitDriver -> BuildNest
+// Every machine-dependent number comes from a Machine (machine.h): cache geometry as the CPU
+// reports it, the vector width of the Highway target, a calibrated streaming threshold.
 #pragma once
 
 #include <cstdint>
@@ -8,50 +10,71 @@
 #include <vector>
 
 #include "iotx/plan.h"
+#include "kernels/machine.h"
 #include "kernels/nest.h"
 #include "kernels/problem.h"
 
 namespace iotx::kernels {
 
-// One entry of the ordered kernel list; the first whose check passes is chosen.
-struct KernelCandidate {
-  KernelKind kind;
-  const char* name;  // printed by Describe and `iotx plan`
+// Whether widths.inc lists `bytes` (the tile strategies' element widths).
+bool IsTileWidth(int64_t bytes);
+
+// One entry of the ordered strategy list; the first whose check passes is chosen, and the
+// plan records it (Describe prints `name` and `when`).
+struct StrategyCandidate {
+  Strategy strategy;
+  const char* name;
   const char* when;  // the applicability check in words
-  bool (*applies)(const Problem& folded);
+  bool (*applies)(const Problem& folded, const Machine& machine);
 };
 
-// copy, row-copy, transpose: in the order they are tried.
-std::span<const KernelCandidate> KernelCandidates();
+// copy, row-copy, interleave-rows, deinterleave-cols, fused-tiles, staged-tiles, tiles: in the
+// order tried.
+std::span<const StrategyCandidate> StrategyCandidates();
 // The first candidate that applies to a folded, non-empty problem (one always does).
-const KernelCandidate& ChooseKernel(const Problem& folded);
+const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine);
 
-// The 2-D tile: rows are the destination-innermost dim, columns the source-innermost dim.
+// Whether `lines` cache lines `stride` bytes apart, in flight at once, fall in so few L1 sets
+// (stride a multiple of a power of two) that they cannot all stay resident.
+bool StrideAliases(int64_t stride, int64_t lines, const Machine& machine);
+
+// The 2-D plane and how the strategy walks it: rows are the destination-innermost dim,
+// columns the source-innermost dim.
 struct Tile {
-  int rows_dim = -1;        // index into the folded dims
+  int rows_dim = -1;         // index into the folded dims
   int cols_dim = -1;
-  int64_t row_block = 1;    // tile rows per strip: 64 bytes of each destination row
-  int64_t stream_lines = 1; // streaming transposes: lines per destination row and strip
-  int64_t col_granule = 1;  // smallest column block a thread split may cut
+  int64_t row_block = 1;     // kRowCopy: rows per strip (a 1 KiB destination run per column)
+  int64_t vector_bytes = 16; // tile strategies: the vector of one band of columns
+  int64_t tile_rows = 1;     // micro-tile: rows giving each destination row one 64-byte line
+  int64_t tile_cols = 1;     //             columns of one vector
+  int64_t strip_rows = 1;    // kTiles: rows per band walk; kStagedTiles: rows per L1 block
+  int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
+  int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
+  // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
+  // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
+  int rows2_dim = -1;
+  int cols2_dim = -1;
+  bool fused = false;
+  int64_t row_granule = 1;   // smallest row block a thread split may cut
+  int64_t col_granule = 1;   // smallest column block a thread split may cut
 };
-Tile ChooseTile(const Problem& folded, KernelKind kind, bool streaming);
-// Destination lines per row a streaming transpose of elem_bytes elements writes back to back.
-int64_t StreamLines(int64_t elem_bytes);
+Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine);
 
-// Where the output's SBUF partition tiles fall in the folded problem's dim 0.
+// Where the output's device partition tiles fall in the folded problem's dim 0: claims of
+// parallel work end on them. `partitions` is the device's partition count (sbuf.h).
 struct PartitionUnit {
   int64_t leading = 1;      // the output's dim 0
-  // Folded-dim-0 indices per 128-row partition tile; 0 when dim 0 of the folded problem is not
-  // the output's dim 0 or the output is a single partition tile (leading <= 128).
+  // Folded-dim-0 indices per partition tile; 0 when dim 0 of the folded problem is not the
+  // output's dim 0 or the output is a single partition tile (leading <= partitions).
   int64_t d0_per_tile = 0;
 };
-PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading);
+PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading, int64_t partitions);
 
-// Parallel driver dims and items. When the output spans several SBUF partition tiles, the
-// driver is a destination-order prefix of the folded dims, so each item writes one contiguous
-// destination range and claims can end on partition tiles. When it is one partition tile, the
-// driver takes the dims the memory system prefers: outer dims in source order, then blocks of
-// tile rows (items keep whole source rows). The last driver dim may cut a dim into blocks.
+// Parallel driver dims and items. When the output spans several partition tiles, the driver
+// is a destination-order prefix of the folded dims, so each item writes one contiguous
+// destination range and claims can end on partition tiles. When it is one partition tile,
+// the driver takes the dims the memory system prefers: outer dims in source order, then
+// blocks of rows (items keep whole source rows). The last driver dim may cut a dim into blocks.
 struct DriverSplit {
   std::vector<LoopDim> driver;  // outer -> inner
   std::vector<int> whole;       // folded dims fully in the driver
@@ -65,21 +88,19 @@ struct DriverSplit {
 // target_items: how many independent items `threads` threads should share.
 DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const PartitionUnit& unit,
                         int64_t target_items, int threads);
-// For a contiguous copy (no dims): items are byte chunks.
-DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t target_items);
+// For a contiguous copy (no dims): items are byte chunks; `leading` and `partitions` as above.
+DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t partitions, int64_t target_items);
 
 // Items worth sharing among up to `threads` threads for `bytes` bytes.
 int64_t TargetItems(int64_t bytes, int threads);
 
-// Cache-bypassing stores for outputs far larger than the cache that would otherwise hold
-// them (kAuto), or as the options force.
-bool ChooseStreaming(PlanOptions::Stores stores, int64_t bytes);
-// The output size from which kAuto streams.
-int64_t StreamingThresholdBytes();
+// Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), or as the
+// options force.
+bool ChooseStreaming(PlanOptions::Stores stores, int64_t bytes, const Machine& machine);
 
 // The loop nest the per-target kernels run.
-Nest BuildNest(const Problem& folded, KernelKind kind, const Tile& tile, const DriverSplit& split,
-               bool streaming);
+Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
+               const DriverSplit& split, bool streaming);
 
 // Outputs smaller than this run on the calling thread alone: one core moves 512 KiB in ~35 us
 // (362^2 f32 at 15 GB/s measured), the order of the time a sleeping oneTBB worker needs to

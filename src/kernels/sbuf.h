@@ -11,11 +11,10 @@
 
 namespace iotx::kernels {
 
-inline constexpr int64_t kSbufPartitions = 128;
-
 struct SbufGeometry {
   const char* name;              // "trn2"
   const char* core;              // "NeuronCore-v3"
+  int64_t partitions;            // partitions the output's leading dim runs across
   int64_t partition_bytes;       // physical bytes per partition
   int64_t usable_bytes;          // bytes per partition the compiler may allocate
 };

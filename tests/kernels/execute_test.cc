@@ -36,7 +36,7 @@ TEST(DescribeTest, NamesEveryDecision) {
                        std::vector<int64_t>{0, 4, 5, 3, 1, 2}, 4);
   ASSERT_TRUE(plan.has_value());
   const std::string text = Describe(**plan);
-  for (const char* part : {"output [3, 2, 64, 2, 16, 128]", "folded:", "kernel:   transpose",
+  for (const char* part : {"output [3, 2, 64, 2, 16, 128]", "folded:", "strategy: ", "machine:", "walk:",
                            "tile:", "driver:", "threads:", "stores:", "sbuf:", "trn2",
                            "dim 0 = 3 rows"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;

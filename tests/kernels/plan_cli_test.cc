@@ -13,7 +13,7 @@ TEST(PlanCliTest, PrintsTheFoldedProblemKernelTileThreadingAndSbuf) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* part : {"dtype:    f32", "shape [3, 16, 128, 2, 2, 64]",
                            "output [3, 2, 64, 2, 16, 128]", "6291456 bytes", "folded:",
-                           "kernel:   transpose", "tile:", "driver:", "threads:", "stores:",
+                           "strategy: ", "machine:", "walk:", "tile:", "driver:", "threads:", "stores:",
                            "sbuf:", "partition"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   }

@@ -96,41 +96,135 @@ TEST(FoldStagesTest, ReshapeExampleFoldsToFourDims) {
   EXPECT_EQ(f.dims[3], (Dim{2048, 256 * 4, 4}));
 }
 
-TEST(ChooseKernelTest, TriesCopyRowCopyTransposeInOrder) {
-  const auto kinds = KernelCandidates();
-  ASSERT_EQ(kinds.size(), 3u);
-  EXPECT_EQ(kinds[0].kind, KernelKind::kCopy);
-  EXPECT_EQ(kinds[1].kind, KernelKind::kRowCopy);
-  EXPECT_EQ(kinds[2].kind, KernelKind::kTranspose);
+// A machine with round numbers, so expected values follow from the definitions by hand:
+// 48 KiB 12-way L1 (64 sets), 1 MiB L2, 64-byte vectors.
+Machine TestMachine() {
+  Machine m;
+  m.l1d_bytes = 48 * 1024;
+  m.l1d_ways = 12;
+  m.l2_bytes = 1 << 20;
+  m.vector_bytes = 64;
+  m.target = "AVX3";
+  m.streaming_bytes = 32 << 20;
+  return m;
+}
 
-  EXPECT_EQ(ChooseKernel(Problem{{}, 96, false}).kind, KernelKind::kCopy);
-  EXPECT_EQ(ChooseKernel(Problem{{{3, 4, 8}, {2, 12, 4}}, 4, false}).kind, KernelKind::kTranspose);
-  EXPECT_EQ(ChooseKernel(Problem{{{3, 16, 32}, {2, 48, 16}}, 16, false}).kind,
-            KernelKind::kTranspose);
-  EXPECT_EQ(ChooseKernel(Problem{{{3, 64, 128}, {2, 192, 64}}, 64, false}).kind,
-            KernelKind::kRowCopy);
-  EXPECT_EQ(ChooseKernel(Problem{{{3, 12, 24}, {2, 36, 12}}, 12, false}).kind,
-            KernelKind::kRowCopy);
+TEST(ChooseStrategyTest, TriesTheCandidatesInOrder) {
+  const auto list = StrategyCandidates();
+  ASSERT_EQ(list.size(), 7u);
+  EXPECT_EQ(list[0].strategy, Strategy::kCopy);
+  EXPECT_EQ(list[1].strategy, Strategy::kRowCopy);
+  EXPECT_EQ(list[2].strategy, Strategy::kInterleaveRows);
+  EXPECT_EQ(list[3].strategy, Strategy::kDeinterleaveCols);
+  EXPECT_EQ(list[4].strategy, Strategy::kFusedTiles);
+  EXPECT_EQ(list[5].strategy, Strategy::kStagedTiles);
+  EXPECT_EQ(list[6].strategy, Strategy::kTiles);
+
+  const Machine m = TestMachine();
+  EXPECT_EQ(ChooseStrategy(Problem{{}, 96, false}, m).strategy, Strategy::kCopy);
+  // 3 x 2 f32 -> rows n=2 whose columns are consecutive in dst (8 = 2 * 4): interleave.
+  EXPECT_EQ(ChooseStrategy(Problem{{{3, 4, 8}, {2, 12, 4}}, 4, false}, m).strategy,
+            Strategy::kInterleaveRows);
+  // 3 columns of a contiguous source (rows 12 bytes apart): de-interleave.
+  EXPECT_EQ(ChooseStrategy(Problem{{{3, 4, 4000}, {1000, 12, 4}}, 4, false}, m).strategy,
+            Strategy::kDeinterleaveCols);
+  EXPECT_EQ(ChooseStrategy(Problem{{{3, 64, 128}, {2, 192, 64}}, 64, false}, m).strategy,
+            Strategy::kRowCopy);
+  EXPECT_EQ(ChooseStrategy(Problem{{{3, 12, 24}, {2, 36, 12}}, 12, false}, m).strategy,
+            Strategy::kRowCopy);
+  // 1000 x 1000 f32: rows 4000 bytes apart (not line-aligned): tiles in place.
+  EXPECT_EQ(ChooseStrategy(Problem{{{1000, 4, 4000}, {1000, 4000, 4}}, 4, false}, m).strategy,
+            Strategy::kTiles);
+  // 1024 x 1024 f32: 4 KiB strides put a tile's 16 lines in one of 64 sets: staged.
+  EXPECT_EQ(ChooseStrategy(Problem{{{1024, 4, 4096}, {1024, 4096, 4}}, 4, false}, m).strategy,
+            Strategy::kStagedTiles);
+  // 768 x 768 f32: 3 KiB strides reach 4 sets (48 lines) for a tile's 16: in place.
+  EXPECT_EQ(ChooseStrategy(Problem{{{768, 4, 3072}, {768, 3072, 4}}, 4, false}, m).strategy,
+            Strategy::kTiles);
+  // 16^4 f32 reversed: 16 x 16 planes; dim 1 continues the columns in the source (64 = 16 *
+  // 4), dim 2 the rows in the destination: fused.
+  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  EXPECT_EQ(ChooseStrategy(Fold(*rev), m).strategy, Strategy::kFusedTiles);
+  // 28-row planes do not divide the 16-row tile: not fused.
+  auto odd = MakeProblem(std::vector<int64_t>{28, 28, 28}, std::vector<int64_t>{2, 1, 0}, 4);
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_NE(ChooseStrategy(Fold(*odd), m).strategy, Strategy::kFusedTiles);
+}
+
+TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {
+  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  const Problem p = Fold(*rev);  // destination order: src dims 3, 2, 1, 0
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
+  EXPECT_EQ(tile.rows_dim, 3);
+  EXPECT_EQ(tile.cols_dim, 0);
+  EXPECT_EQ(tile.rows2_dim, 2);  // dst stride 64 = 16 rows of 4 bytes
+  EXPECT_EQ(tile.cols2_dim, 1);  // src stride 64 = 16 columns of 4 bytes
+  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, DriverSplit{}, false);
+  EXPECT_EQ(nest.rows, 256);
+  EXPECT_EQ(nest.cols, 256);
+  EXPECT_EQ(nest.rows_inner, 16);
+  EXPECT_EQ(nest.src_outer_row_stride, 16 * 16 * 4);  // source dim 1
+  EXPECT_EQ(nest.cols_inner, 16);
+  EXPECT_EQ(nest.dst_outer_col_stride, 16 * 16 * 4);  // destination dim 1
+  EXPECT_EQ(nest.loop_rank, 0);
+}
+
+TEST(ChooseStrategyTest, TileWidthsAreTheListedOnes) {
+  for (int64_t w : {1, 2, 4, 8, 16}) EXPECT_TRUE(IsTileWidth(w)) << w;
+  for (int64_t w : {3, 6, 12, 32, 64}) EXPECT_FALSE(IsTileWidth(w)) << w;
+}
+
+TEST(StrideAliasesTest, CountsTheSetsLinesFallIn) {
+  const Machine m = TestMachine();  // 64 sets of 12 ways
+  EXPECT_TRUE(StrideAliases(4096, 16, m));   // 1 set
+  EXPECT_TRUE(StrideAliases(2048, 64, m));   // 2 sets, 24 ways < 128
+  EXPECT_FALSE(StrideAliases(3072, 16, m));  // 4 sets, 48 ways >= 32
+  EXPECT_FALSE(StrideAliases(4000, 16, m));  // not line-aligned
+  EXPECT_FALSE(StrideAliases(64 * 17, 16, m));  // odd line stride: all 64 sets
 }
 
 TEST(ChooseTileTest, RowsAreDestinationInnermostColumnsSourceInnermost) {
   // [n=128 src=4 dst=8192][n=2048 src=512 dst=4]
   Problem p{{{128, 4, 8192}, {2048, 512, 4}}, 4, false};
-  const Tile regular = ChooseTile(p, KernelKind::kTranspose, /*streaming=*/false);
-  EXPECT_EQ(regular.rows_dim, 1);
-  EXPECT_EQ(regular.cols_dim, 0);
-  EXPECT_EQ(regular.row_block, 16);  // 64 bytes of f32
-  EXPECT_EQ(regular.col_granule, 32);
-  const Tile streaming = ChooseTile(p, KernelKind::kTranspose, /*streaming=*/true);
-  EXPECT_EQ(streaming.row_block, 16 * StreamLines(4));
-  EXPECT_EQ(streaming.stream_lines, StreamLines(4));
+  const Machine m = TestMachine();
+  const Tile tile = ChooseTile(p, Strategy::kTiles, m);
+  EXPECT_EQ(tile.rows_dim, 1);
+  EXPECT_EQ(tile.cols_dim, 0);
+  EXPECT_EQ(tile.tile_rows, 16);  // 64 bytes of f32
+  EXPECT_EQ(tile.tile_cols, 16);  // one 64-byte vector
+  EXPECT_EQ(tile.vector_bytes, 64);
+  // L1d / (2 x 64) = 384 rows, a multiple of 16.
+  EXPECT_EQ(tile.strip_rows, 384);
+  EXPECT_EQ(tile.row_granule, 384);
+  EXPECT_EQ(tile.col_granule, 32);
+}
+
+TEST(ChooseTileTest, NarrowPlanesUseNarrowerVectors) {
+  // 12 columns of f32 (48 bytes) fill a 32-byte vector but not a 64-byte one.
+  Problem p{{{12, 4, 4096}, {1024, 48, 4}}, 4, false};
+  const Tile tile = ChooseTile(p, Strategy::kTiles, TestMachine());
+  EXPECT_EQ(tile.vector_bytes, 32);
+  EXPECT_EQ(tile.tile_cols, 8);
+}
+
+TEST(ChooseTileTest, StagedBlocksFitTheBudget) {
+  Problem p{{{1024, 4, 4096}, {1024, 4096, 4}}, 4, false};
+  const Tile tile = ChooseTile(p, Strategy::kStagedTiles, TestMachine());
+  // L2 / 8 = 128 KiB; rows = sqrt(128 KiB / 8) = 128 (a multiple of 16); destination rows
+  // 128 * 4 + 64 = 576 bytes apart (9 lines, odd); 128 KiB / 576 = 227 -> 224 columns.
+  EXPECT_EQ(tile.strip_rows, 128);
+  EXPECT_EQ(tile.stage_pitch, 576);
+  EXPECT_EQ(tile.block_cols, 224);
+  EXPECT_LE(tile.block_cols * tile.stage_pitch, kMaxStageBytes);
 }
 
 TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
   // 8192 x 8192 f32 transpose: the folded dim 0 is the output's dim 0 (8192 rows = 64 tiles).
   Problem p{{{8192, 4, 32768}, {8192, 32768, 4}}, 4, false};
-  const Tile tile = ChooseTile(p, KernelKind::kTranspose, true);
-  const PartitionUnit unit = FindPartitionUnit(p, 8192);
+  const Tile tile = ChooseTile(p, Strategy::kTiles, TestMachine());
+  const PartitionUnit unit = FindPartitionUnit(p, 8192, 128);
   EXPECT_EQ(unit.d0_per_tile, 128);
   const DriverSplit split = SplitDriver(p, tile, unit, 32, 2);
   EXPECT_TRUE(split.dst_prefix);
@@ -145,8 +239,8 @@ TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
 TEST(SplitDriverTest, TakesWholeOuterDimsAndCountsItemsPerTile) {
   // [n=256 (not a tile dim)][n=128 cols][n=64 rows]: 256 items, partition tile = 128 of them.
   Problem p{{{256, 64 * 128 * 4, 64 * 128 * 4}, {128, 4, 64 * 4}, {64, 128 * 4, 4}}, 4, false};
-  const Tile tile = ChooseTile(p, KernelKind::kTranspose, false);
-  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 256), 64, 2);
+  const Tile tile = ChooseTile(p, Strategy::kTiles, TestMachine());
+  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 256, 128), 64, 2);
   EXPECT_EQ(split.whole, std::vector<int>{0});
   EXPECT_EQ(split.blocked_dim, -1);
   EXPECT_EQ(split.items, 256);
@@ -155,22 +249,24 @@ TEST(SplitDriverTest, TakesWholeOuterDimsAndCountsItemsPerTile) {
 
 TEST(SplitDriverTest, SmallLeadingDimIsOnePartitionTile) {
   Problem p{{{3, 1 << 20, 1 << 20}, {128, 4, 8192}, {2048, 512, 4}}, 4, false};
-  EXPECT_EQ(FindPartitionUnit(p, 3).d0_per_tile, 0);
+  EXPECT_EQ(FindPartitionUnit(p, 3, 128).d0_per_tile, 0);
   const DriverSplit split =
-      SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false), FindPartitionUnit(p, 3), 32, 2);
+      SplitDriver(p, ChooseTile(p, Strategy::kTiles, TestMachine()), FindPartitionUnit(p, 3, 128), 32, 2);
   EXPECT_EQ(split.align_items, 0);
   EXPECT_FALSE(split.dst_prefix);
-  // The outer dim whole (3 items), then blocks of rows: 11 blocks of 192 rows (16-row granule).
+  // The outer dim whole (3 items), then blocks of rows in whole 384-row strips: at most
+  // 2048 / 384 = 5 blocks, rounded down to a multiple of the 2 threads (4), so 512 rows
+  // rounded up to the granule: 3 blocks of 768.
   EXPECT_EQ(split.whole, std::vector<int>{0});
   EXPECT_EQ(split.blocked_dim, 2);
-  EXPECT_EQ(split.block, 192);
-  EXPECT_EQ(split.items, 3 * 11);
+  EXPECT_EQ(split.block, 768);
+  EXPECT_EQ(split.items, 3 * 3);
 }
 
 TEST(SplitDriverTest, OneItemWhenNotParallel) {
   Problem p{{{128, 4, 8192}, {2048, 512, 4}}, 4, false};
   const DriverSplit split =
-      SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false), FindPartitionUnit(p, 128), 1, 2);
+      SplitDriver(p, ChooseTile(p, Strategy::kTiles, TestMachine()), FindPartitionUnit(p, 128, 128), 1, 2);
   EXPECT_EQ(split.items, 1);
   EXPECT_TRUE(split.driver.empty());
 }
@@ -179,8 +275,8 @@ TEST(SplitDriverTest, FewBlocksAreRoundedToTheThreadCount) {
   // 768 x 768 f32 transpose, 6 partition tiles: 2 KiB column blocks (512) would leave one
   // block, so each of the 2 threads gets one: blocks of 384, a multiple of 128.
   Problem p{{{768, 4, 3072}, {768, 3072, 4}}, 4, false};
-  const DriverSplit split = SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, true),
-                                        FindPartitionUnit(p, 768), 32, 2);
+  const DriverSplit split = SplitDriver(p, ChooseTile(p, Strategy::kTiles, TestMachine()),
+                                        FindPartitionUnit(p, 768, 128), 32, 2);
   EXPECT_EQ(split.block, 384);
   EXPECT_EQ(split.items, 2);
   EXPECT_EQ(split.align_items, 1);
@@ -189,17 +285,18 @@ TEST(SplitDriverTest, FewBlocksAreRoundedToTheThreadCount) {
 TEST(SplitDriverTest, SingleTileTwoDimSplitsRows) {
   // (4096, 100) -> (100, 4096): output dim 0 = 100 rows, one partition tile; rows in blocks.
   Problem p{{{100, 4, 16384}, {4096, 400, 4}}, 4, false};
-  const DriverSplit split = SplitDriver(p, ChooseTile(p, KernelKind::kTranspose, false),
-                                        FindPartitionUnit(p, 100), 32, 2);
+  const DriverSplit split = SplitDriver(p, ChooseTile(p, Strategy::kTiles, TestMachine()),
+                                        FindPartitionUnit(p, 100, 128), 32, 2);
   EXPECT_FALSE(split.dst_prefix);
+  // 4096 / 384 = 10 blocks at most: ceil(4096 / 10) rounded up to 384 rows = 768, 6 items.
   EXPECT_EQ(split.blocked_dim, 1);
-  EXPECT_EQ(split.block, 128);
-  EXPECT_EQ(split.items, 32);
+  EXPECT_EQ(split.block, 768);
+  EXPECT_EQ(split.items, 6);
 }
 
 TEST(SplitCopyTest, ChunksEndOnPartitionTiles) {
   // 1024 rows of 4 KiB: a partition tile is 512 KiB.
-  const DriverSplit split = SplitCopy(int64_t{4} << 20, 1024, 8);
+  const DriverSplit split = SplitCopy(int64_t{4} << 20, 1024, 128, 8);
   EXPECT_EQ(split.items * split.block >= (int64_t{4} << 20), true);
   EXPECT_EQ((split.block * split.align_items) % (512 * 1024), 0);
 }
@@ -210,31 +307,47 @@ TEST(TargetItemsTest, OneItemBelowTheParallelThreshold) {
   EXPECT_GT(TargetItems(int64_t{1} << 30, 2), 2);
 }
 
-TEST(ChooseStreamingTest, OptionsOverrideTheSizeRule) {
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kRegular, int64_t{1} << 40));
-  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kStreaming, 64));
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, StreamingThresholdBytes() - 1));
-  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kAuto, StreamingThresholdBytes()));
+TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
+  const Machine m = TestMachine();
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kRegular, int64_t{1} << 40, m));
+  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kStreaming, 64, m));
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, m.streaming_bytes - 1, m));
+  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kAuto, m.streaming_bytes, m));
+  Machine unasked = m;
+  unasked.streaming_bytes = 0;
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, int64_t{1} << 40, unasked));
 }
 
 TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
   // [n=3 src=1MiB dst=1MiB][n=128 cols][n=2 src=512 dst=8192][n=2048 rows]
   Problem p{{{3, 1 << 20, 1 << 20}, {128, 4, 16384}, {2, 512, 8192}, {2048, 1024, 4}}, 4, false};
-  const Tile tile = ChooseTile(p, KernelKind::kTranspose, false);
-  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 3), 3, 2);
+  const Tile tile = ChooseTile(p, Strategy::kTiles, TestMachine());
+  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 3, 128), 3, 2);
   ASSERT_EQ(split.whole, std::vector<int>{0});
-  const Nest nest = BuildNest(p, KernelKind::kTranspose, tile, split, false);
+  const Nest nest = BuildNest(p, Strategy::kTiles, tile, split, false);
+  EXPECT_EQ(nest.strategy, Strategy::kTiles);
   EXPECT_EQ(nest.items, 3);
   EXPECT_EQ(nest.rows, 2048);
   EXPECT_EQ(nest.src_row_stride, 1024);
   EXPECT_EQ(nest.cols, 128);
   EXPECT_EQ(nest.dst_row_stride, 16384);
-  ASSERT_EQ(nest.loop_rank, 2);
-  // Row blocks of 16 rows step 16 KiB in the source, the middle dim 512 B: blocks outside.
+  EXPECT_EQ(nest.strip_rows, 384);
+  // The tile strategies walk all rows of a plane: one kernel loop, the middle dim.
+  ASSERT_EQ(nest.loop_rank, 1);
+  EXPECT_EQ(nest.row_block_loop, -1);
+  EXPECT_EQ(nest.loops[0].n, 2);
+  EXPECT_EQ(nest.loops[0].src_stride, 512);
+}
+
+TEST(BuildNestTest, RowCopyWalksRowBlocks) {
+  // 64-byte elements: [n=8 src=64 dst=1024][n=100 src=512 dst=64]
+  Problem p{{{8, 64, 6400}, {100, 512, 64}}, 64, false};
+  const Tile tile = ChooseTile(p, Strategy::kRowCopy, TestMachine());
+  EXPECT_EQ(tile.row_block, 16);  // 1 KiB runs
+  const Nest nest = BuildNest(p, Strategy::kRowCopy, tile, DriverSplit{}, false);
+  ASSERT_EQ(nest.loop_rank, 1);
   EXPECT_EQ(nest.row_block_loop, 0);
-  EXPECT_EQ(nest.loops[0].n, 2048 / 16);
-  EXPECT_EQ(nest.loops[1].n, 2);
-  EXPECT_EQ(nest.loops[1].src_stride, 512);
+  EXPECT_EQ(nest.loops[0].n, 7);  // ceil(100 / 16)
 }
 
 TEST(SbufTest, MapsTheLeadingDimOntoPartitionTiles) {

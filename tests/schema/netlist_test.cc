@@ -94,7 +94,9 @@ TEST(ParseNetlistTest, WrongTopLevelMalformedAndDeep) {
   EXPECT_EQ(parsed.error().code, ErrorCode::kJsonSyntax);
   EXPECT_THAT(parsed.error().message, HasSubstr("line 2, column"));
 
-  parsed = ParseNetlist(R"({"x": )" + std::string(1000, '[') + std::string(1000, ']') + "}", kFile);
+  std::string deep = R"({"x": )";
+  deep.append(1000, '[').append(1000, ']') += "}";
+  parsed = ParseNetlist(deep, kFile);
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().code, ErrorCode::kJsonTooDeep);
 }

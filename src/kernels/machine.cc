@@ -1,0 +1,143 @@
+#include "kernels/machine.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "kernels/dispatch.h"
+
+namespace iotx::kernels {
+namespace {
+
+struct Caches {
+  int64_t l1d = 0, l1d_ways = 0, l2 = 0, llc = 0;
+  const char* source = "";
+};
+
+// The C library reads these from CPUID on x86 (leaf 4 on Intel, 0x8000000x on AMD) and from
+// sysfs elsewhere; a value it cannot find is 0 and the fallback says so.
+Caches ReadCaches() {
+  Caches c;
+  c.l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+  c.l1d_ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+  c.l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  c.llc = std::max<int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0);
+  c.source = "CPUID via sysconf";
+  if (c.l1d <= 0 || c.l1d_ways <= 0 || c.l2 <= 0) {
+    // Conservative values every x86-64 and Arm core of the last decade meets or exceeds.
+    c.l1d = c.l1d > 0 ? c.l1d : 32 * 1024;
+    c.l1d_ways = c.l1d_ways > 0 ? c.l1d_ways : 8;
+    c.l2 = c.l2 > 0 ? c.l2 : 256 * 1024;
+    c.source = "defaults (the C library reported no cache sizes)";
+  }
+  return c;
+}
+
+struct FreeBuffer {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, FreeBuffer>;
+
+Buffer Allocate(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge));
+  if (p == nullptr) return Buffer();
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  std::memset(p, 1, bytes);  // fault every page in before timing
+  return Buffer(p);
+}
+
+// Best of `reps` timed runs, in GB/s of `bytes`.
+template <class Fn>
+double BestGbps(size_t bytes, int reps, const Fn& fn) {
+  double best = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+  }
+  return static_cast<double>(bytes) / best / 1e9;
+}
+
+StreamingThreshold Calibrate(const Caches& caches) {
+  StreamingThreshold t;
+  // Sizes 2, 4, ... x L2, up to 16 x L2 clamped to 8-32 MiB: each doubling of the buffers
+  // costs page faults (2 x 64 MiB made the first plan of a process take 30-150 ms; 2 x 16 MiB
+  // about 10 ms), and the outputs the threshold separates are the cache-resident ones (a few
+  // MiB) from the DRAM-sized ones.
+  const auto largest = static_cast<size_t>(
+      std::clamp<int64_t>(16 * caches.l2, int64_t{8} << 20, int64_t{32} << 20));
+  Buffer src = Allocate(largest), dst = Allocate(largest);
+  if (!src || !dst) {
+    t.bytes = static_cast<int64_t>(largest);
+    t.why = "calibration could not allocate its buffers; streaming from the largest size tried";
+    return t;
+  }
+  Nest stream;
+  stream.strategy = Strategy::kCopy;
+  stream.streaming = true;
+  stream.copy_bytes = static_cast<int64_t>(largest);
+  const RunItemsFn copy = ChooseCopyRun();
+  const double streamed = BestGbps(largest, 3, [&] { copy(stream, src.get(), dst.get(), 0, 1); });
+  std::string measured;
+  for (auto size = static_cast<size_t>(2 * caches.l2); size <= largest; size *= 2) {
+    const double regular =
+        BestGbps(size, size <= (size_t{8} << 20) ? 5 : 3, [&] { std::memcpy(dst.get(), src.get(), size); });
+    measured += fmt::format("{}{} MiB {:.0f}", measured.empty() ? "" : ", ",
+                            static_cast<double>(size) / (1 << 20), regular);
+    if (regular < streamed) {
+      t.bytes = static_cast<int64_t>(size);
+      t.why = fmt::format("calibrated: regular-store copy GB/s at {} vs cache-bypassing {:.0f} "
+                          "at {} MiB; streaming from the first size where regular is slower",
+                          measured, streamed, largest >> 20);
+      return t;
+    }
+  }
+  t.bytes = static_cast<int64_t>(2 * largest);
+  t.why = fmt::format("calibrated: regular-store copy GB/s at {} vs cache-bypassing {:.0f} at "
+                      "{} MiB; regular stores won at every size tried, streaming from twice the "
+                      "largest", measured, streamed, largest >> 20);
+  return t;
+}
+
+const Caches& CachedCaches() {
+  static const Caches caches = ReadCaches();
+  return caches;
+}
+
+}  // namespace
+
+const StreamingThreshold& CalibrateStreaming() {
+  static const StreamingThreshold threshold = Calibrate(CachedCaches());
+  return threshold;
+}
+
+Machine CurrentMachine(bool with_streaming_threshold) {
+  const Caches& c = CachedCaches();
+  Machine m;
+  m.l1d_bytes = c.l1d;
+  m.l1d_ways = c.l1d_ways;
+  m.l2_bytes = c.l2;
+  m.llc_bytes = c.llc;
+  m.cache_source = c.source;
+  m.vector_bytes = static_cast<int64_t>(ChosenVectorBytes());
+  m.target = ChosenTargetName();
+  if (with_streaming_threshold) {
+    const StreamingThreshold& t = CalibrateStreaming();
+    m.streaming_bytes = t.bytes;
+    m.streaming_why = t.why;
+  }
+  return m;
+}
+
+}  // namespace iotx::kernels

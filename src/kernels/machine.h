@@ -1,0 +1,41 @@
+// What the planner knows about the machine: every machine-dependent choice (tile walk, L1
+// staging, streaming stores) is derived from these numbers, never from constants tuned on
+// one machine. `iotx plan` prints them with their source.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace iotx::kernels {
+
+struct Machine {
+  int64_t l1d_bytes = 32 * 1024;  // per core
+  int64_t l1d_ways = 8;
+  int64_t l2_bytes = 1 << 20;     // per core
+  int64_t llc_bytes = 0;          // as reported (a VM may report the host's whole LLC)
+  const char* cache_source = "";  // where the cache numbers came from
+  int64_t vector_bytes = 16;      // the chosen Highway target's widest vector
+  const char* target = "";
+  // kAuto stores bypass the cache for outputs of at least this many bytes (0: not asked).
+  int64_t streaming_bytes = 0;
+  std::string streaming_why;
+};
+
+// The machine now: the cache geometry (read once per process), the dispatch's current
+// target (read per call: tests pin targets), and, when `with_streaming_threshold`, the
+// streaming threshold of CalibrateStreaming (measured once per process, on first request).
+Machine CurrentMachine(bool with_streaming_threshold);
+
+// The output size from which cache-bypassing stores pay, measured once per process (about
+// 10 ms, on the first plan that needs it) and cached: a regular-store copy is timed at
+// 2, 4, ... times the L2 size and compared with a streaming copy of the largest; the
+// threshold is the smallest size at which the regular copy is the slower. Reported cache
+// sizes cannot decide it alone: a VM reports the host's whole last-level cache (here 508 MiB)
+// while memcpy falls to DRAM speed near 16 MiB. `why` says what was measured.
+struct StreamingThreshold {
+  int64_t bytes = 0;
+  std::string why;
+};
+const StreamingThreshold& CalibrateStreaming();
+
+}  // namespace iotx::kernels

@@ -1,0 +1,736 @@
+// Per-target tile transposes for the widths of widths.inc, and the walks of one plane that
+// each tile strategy (nest.h) runs.
+//
+// A tile is 64 / elem source rows x one vector of columns; every destination row it touches
+// (a column of the tile) receives one whole 64-byte line. Two ways build the lines:
+//  - in registers (TransposeTileLines: every width on AVX-512, 8 and 16 bytes elsewhere):
+//    groups of B = 16 / elem rows are transposed inside each 128-bit block by log2(B)
+//    InterleaveLower/InterleaveUpper rounds (one shuffle per vector and round), then K x K
+//    transposes of 128-bit blocks across the groups assemble whole lines; 1- and 2-byte
+//    elements first interleave row pairs into 4-byte lanes. f32 on AVX-512: 64 shuffles per
+//    KiB, 16 bytes per shuffle, well above the ~4 bytes per cycle one core's memory share asks.
+//  - through 16-byte pieces (TransposeGroup: the narrow widths on 16-register targets, and
+//    partial tiles): after the rounds, block k of vector j is a 16-byte piece of destination
+//    row k * B + j, stored on its own.
+// 16-byte elements run on 8-byte lanes, two per element (zero rounds: pieces are elements).
+#if defined(IOTX_KERNELS_TILES_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef IOTX_KERNELS_TILES_INL_H_
+#undef IOTX_KERNELS_TILES_INL_H_
+#else
+#define IOTX_KERNELS_TILES_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "kernels/copy-inl.h"
+#include "kernels/nest.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace iotx::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Unsigned lane type for an element of kElem bytes (16-byte elements use 8-byte lanes).
+template <size_t kElem>
+using LaneT = hwy::UnsignedFromSize<(kElem > 8 ? 8 : kElem)>;
+
+// Where row r and column c of a fused plane (Strategy::kFusedTiles, nest.h) start.
+struct FusedGeometry {
+  int64_t rows_inner, src_row_stride, src_outer_row_stride;
+  int64_t cols_inner, dst_col_stride, dst_outer_col_stride;
+  int64_t RowSrc(int64_t r) const {
+    return r / rows_inner * src_outer_row_stride + r % rows_inner * src_row_stride;
+  }
+  int64_t ColDst(int64_t c) const {
+    return c / cols_inner * dst_outer_col_stride + c % cols_inner * dst_col_stride;
+  }
+};
+
+#if HWY_TARGET == HWY_SCALAR
+// The portable fallback target: one element at a time (the SIMD targets never come here).
+template <size_t kElem>
+HWY_INLINE void ScalarPlane(const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                            uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                            size_t cols) {
+  for (size_t c = 0; c < cols; ++c) {
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(dst + static_cast<int64_t>(c) * dst_row_stride + r * kElem,
+                  src + static_cast<int64_t>(r) * src_row_stride + c * kElem, kElem);
+    }
+  }
+}
+template <size_t kElem, class D>
+HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                           size_t rows, size_t cols, size_t, bool) {
+  ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+template <size_t kElem, class D>
+HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                            size_t rows, size_t cols, size_t, size_t, size_t, bool) {
+  ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+template <size_t kElem, class D>
+HWY_INLINE void InterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                                size_t rows, size_t cols, bool) {
+  ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+template <size_t kElem, class D>
+HWY_INLINE void FusedPlane(D, const uint8_t* src, uint8_t* dst, size_t rows, size_t cols,
+                           const FusedGeometry& g, size_t, size_t, size_t, bool) {
+  for (size_t c = 0; c < cols; ++c) {
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem,
+                  src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem, kElem);
+    }
+  }
+}
+template <size_t kElem, class D>
+HWY_INLINE void DeinterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                                  size_t rows, size_t cols, bool) {
+  ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+#else
+// Stores 128-bit block kBlock of v to p (any alignment).
+template <size_t kBlock, class D>
+HWY_INLINE void StoreBlock(D d, hn::VFromD<D> v, uint8_t* HWY_RESTRICT p) {
+  constexpr size_t kVecBytes = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>);
+  static_assert(kBlock * 16 < kVecBytes, "block index out of range");
+  if constexpr (kVecBytes == 16) {
+    const hn::Repartition<uint8_t, D> du8;
+    hn::StoreU(hn::BitCast(du8, v), du8, p);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  } else if constexpr (kVecBytes == 32) {
+    const hn::Repartition<uint8_t, D> du8;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm256_extracti128_si256(hn::BitCast(du8, v).raw, kBlock));
+#endif
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  } else if constexpr (kVecBytes == 64) {
+    const hn::Repartition<uint32_t, D> du32;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm512_extracti32x4_epi32(hn::BitCast(du32, v).raw, kBlock));
+#endif
+  } else {
+    static_assert(kVecBytes == 16, "no block store for this vector width");
+  }
+}
+
+template <size_t kBlock, size_t kBlocks, size_t kB, class D>
+HWY_INLINE void StorePieces(D d, const hn::VFromD<D> (&v)[kB], uint8_t* HWY_RESTRICT dst,
+                            int64_t dst_row_stride) {
+  if constexpr (kBlock < kBlocks) {
+    HWY_UNROLL(16)
+    for (size_t j = 0; j < kB; ++j) {
+      StoreBlock<kBlock>(d, v[j], dst + static_cast<int64_t>(kBlock * kB + j) * dst_row_stride);
+    }
+    StorePieces<kBlock + 1, kBlocks>(d, v, dst, dst_row_stride);
+  }
+}
+
+// Geometry of the tile transpose for kElem-byte elements on vector tag D.
+template <size_t kElem, class D>
+struct TileShape {
+  static constexpr size_t kVecBytes = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>);
+  static constexpr size_t kB = 16 / kElem;            // rows per group
+  static constexpr size_t kBlocks = kVecBytes / 16;   // 128-bit blocks per vector
+  static constexpr size_t kCols = kVecBytes / kElem;  // columns per vector
+  static constexpr size_t kRows = 4 * kB;             // rows whose pieces fill a 64-byte line
+};
+
+// In-place block-local transpose of kB vectors (log2(kB) interleave rounds: round s pairs
+// row i with row i + kB/2; afterwards vector j holds column j of every block, as the tests
+// check against the naive reference for every width).
+template <class D, size_t kB>
+HWY_INLINE void InterleaveRounds(D d, hn::VFromD<D> (&v)[kB]) {
+  for (size_t round = 1; round < kB; round *= 2) {
+    hn::VFromD<D> w[kB];
+    HWY_UNROLL(16)
+    for (size_t i = 0; i < kB / 2; ++i) {
+      w[2 * i] = hn::InterleaveLower(d, v[i], v[i + kB / 2]);
+      w[2 * i + 1] = hn::InterleaveUpper(d, v[i], v[i + kB / 2]);
+    }
+    HWY_UNROLL(16)
+    for (size_t i = 0; i < kB; ++i) v[i] = w[i];
+  }
+}
+
+// One group: kB rows (src, src_row_stride apart) x kCols columns -> kCols pieces of 16 bytes,
+// stored at dst + c * dst_row_stride for column c.
+template <size_t kElem, class D>
+HWY_INLINE void TransposeGroup(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                               uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride) {
+  using Shape = TileShape<kElem, D>;
+  constexpr size_t kB = Shape::kB;
+  using T = hn::TFromD<D>;
+  hn::VFromD<D> v[kB];
+  HWY_UNROLL(16)
+  for (size_t r = 0; r < kB; ++r) {
+    v[r] = hn::LoadU(d, reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride));
+  }
+  InterleaveRounds(d, v);
+  StorePieces<0, Shape::kBlocks>(d, v, dst, dst_row_stride);
+}
+
+// `groups` groups of rows (groups * kB <= kRows) x kCols columns.
+template <size_t kElem, class D>
+HWY_INLINE void TransposeGroups(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t groups) {
+  constexpr size_t kB = TileShape<kElem, D>::kB;
+  for (size_t g = 0; g < groups; ++g) {
+    TransposeGroup<kElem>(d, src + static_cast<int64_t>(g * kB) * src_row_stride, src_row_stride,
+                          dst + g * 16, dst_row_stride);
+  }
+}
+
+// A partial tile (rows <= kRows, cols <= kCols): staged through two L1 buffers so the same
+// vector code runs; only the valid rows and columns are read and written, with short copies.
+template <size_t kElem, class D>
+HWY_NOINLINE void TransposeEdge(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                size_t cols) {
+  using Shape = TileShape<kElem, D>;
+  alignas(64) uint8_t in[Shape::kRows * Shape::kVecBytes];
+  alignas(64) uint8_t out[Shape::kCols * kLineBytes];
+  for (size_t r = 0; r < rows; ++r) {
+    CopyBytes(src + static_cast<int64_t>(r) * src_row_stride, in + r * Shape::kVecBytes, cols * kElem);
+  }
+  const size_t groups = (rows + Shape::kB - 1) / Shape::kB;
+  TransposeGroups<kElem>(d, in, static_cast<int64_t>(Shape::kVecBytes), out, kLineBytes, groups);
+  for (size_t c = 0; c < cols; ++c) {
+    CopyBytes(out + c * kLineBytes, dst + static_cast<int64_t>(c) * dst_row_stride, rows * kElem);
+  }
+}
+
+// Transposes the 128-bit blocks of K vectors: afterwards w[k] holds block k of the original
+// w[0], w[1], ..., w[K-1], in that order.
+template <size_t K, class D>
+HWY_INLINE void TransposeBlocks(D d, hn::VFromD<D> (&w)[K]) {
+  if constexpr (K == 2) {
+    const auto lo = hn::ConcatLowerLower(d, w[1], w[0]);
+    const auto hi = hn::ConcatUpperUpper(d, w[1], w[0]);
+    w[0] = lo;
+    w[1] = hi;
+  } else if constexpr (K == 4) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    const hn::Repartition<uint32_t, D> du32;
+    // [w0.b0 w0.b1 w1.b0 w1.b1], [w0.b2 w0.b3 w1.b2 w1.b3], the same for w2, w3 ...
+    const auto t0 = hn::BitCast(du32, hn::ConcatLowerLower(d, w[1], w[0])).raw;
+    const auto t1 = hn::BitCast(du32, hn::ConcatUpperUpper(d, w[1], w[0])).raw;
+    const auto t2 = hn::BitCast(du32, hn::ConcatLowerLower(d, w[3], w[2])).raw;
+    const auto t3 = hn::BitCast(du32, hn::ConcatUpperUpper(d, w[3], w[2])).raw;
+    // ... then the even and the odd blocks of each pair.
+    w[0] = hn::BitCast(d, hn::VFromD<decltype(du32)>{_mm512_shuffle_i32x4(t0, t2, 0x88)});
+    w[1] = hn::BitCast(d, hn::VFromD<decltype(du32)>{_mm512_shuffle_i32x4(t0, t2, 0xDD)});
+    w[2] = hn::BitCast(d, hn::VFromD<decltype(du32)>{_mm512_shuffle_i32x4(t1, t3, 0x88)});
+    w[3] = hn::BitCast(d, hn::VFromD<decltype(du32)>{_mm512_shuffle_i32x4(t1, t3, 0xDD)});
+#else
+    static_assert(K != 4, "4-block vectors exist only on AVX-512");
+#endif
+  }
+}
+
+// Whether a full tile is transposed in registers (below) rather than staged through an L1
+// buffer: 16 live vectors plus temporaries fit AVX-512's 32 registers for every width; on the
+// 16-register targets only 8- and 16-byte elements (8 and 4 live vectors) do.
+template <size_t kElem>
+constexpr bool kTileInRegisters =
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    true;
+#else
+    kElem >= 8;
+#endif
+
+// Four groups after their interleave rounds: block k of v[g][j] is the 16-byte piece g of the
+// line of column k*kB + j. K x K block transposes across groups assemble each line as whole
+// vectors, stored at line(column) (64 bytes; `stream`: aligned, cache-bypassing).
+template <size_t kB, bool kStream, class D, class Line>
+HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line) {
+  constexpr size_t kVecBytes = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>);
+  constexpr size_t K = kVecBytes / 16;
+  using T = hn::TFromD<D>;
+  HWY_UNROLL(16)
+  for (size_t j = 0; j < kB; ++j) {
+    HWY_UNROLL(4)
+    for (size_t q = 0; q < 4 / K; ++q) {
+      hn::VFromD<D> w[K];
+      HWY_UNROLL(4)
+      for (size_t k = 0; k < K; ++k) w[k] = v[q * K + k][j];
+      TransposeBlocks<K>(d, w);
+      HWY_UNROLL(4)
+      for (size_t k = 0; k < K; ++k) {
+        T* p = reinterpret_cast<T*>(line(k * kB + j) + q * kVecBytes);
+        if constexpr (kStream) {
+          hn::Stream(w[k], d, p);
+        } else {
+          hn::StoreU(w[k], d, p);
+        }
+      }
+    }
+  }
+}
+
+// A full tile (kRows rows x kCols columns) in registers, each destination row leaving as whole
+// vectors: no pieces, no buffer. 4-, 8- and 16-byte elements: rows are loaded as groups and
+// interleaved in blocks. 2- and 1-byte elements first interleave pairs of rows (twice for
+// bytes), which turns every 4 consecutive rows into one row of 4-byte elements, and then run
+// the 4-byte tile on those: a 64-byte destination line is always 16 four-byte pieces.
+// Shuffles per KiB on AVX-512: 64 (4-byte), 80 (2-byte), 96 (1-byte).
+//
+// kTable: the rows and columns of a fused plane (Strategy::kFusedTiles) are not one stride
+// apart; row k of the tile is at src + row_off[k] and column j's line at dst + col_off[j].
+template <size_t kElem, bool kStream, bool kTable = false, class D>
+HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                   uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
+                                   const int64_t* row_off = nullptr,
+                                   const int64_t* col_off = nullptr) {
+  using Shape = TileShape<kElem, D>;
+  using T = hn::TFromD<D>;
+  const auto row = [&](size_t r) {
+    if constexpr (kTable) {
+      return reinterpret_cast<const T*>(src + row_off[r]);
+    } else {
+      return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride);
+    }
+  };
+  const auto line = [&](size_t col) {
+    if constexpr (kTable) {
+      return dst + col_off[col];
+    } else {
+      return dst + static_cast<int64_t>(col) * dst_row_stride;
+    }
+  };
+  if constexpr (kElem >= 4) {
+    constexpr size_t kB = Shape::kB;
+    hn::VFromD<D> v[4][kB];
+    // Row addresses by increments: computed as src + r * stride, the 16 addresses of an f32
+    // tile were kept on the stack and reloaded (perf: ~20% of the tile's samples on them).
+    const uint8_t* p = src;
+    HWY_UNROLL(4)
+    for (size_t g = 0; g < 4; ++g) {
+      HWY_UNROLL(16)
+      for (size_t r = 0; r < kB; ++r) {
+        if constexpr (kTable) {
+          v[g][r] = hn::LoadU(d, row(g * kB + r));
+        } else {
+          v[g][r] = hn::LoadU(d, reinterpret_cast<const T*>(p));
+          p += src_row_stride;
+        }
+      }
+      InterleaveRounds(d, v[g]);
+    }
+    StoreLines<kB, kStream>(d, v, line);
+  } else {
+    const hn::Repartition<uint8_t, D> d8;
+    const hn::Repartition<uint16_t, D> d16;
+    const hn::Repartition<uint32_t, D> d32;
+    // Columns per 128-bit block of the source vectors; the 4-byte tile sees 4 per block.
+    constexpr size_t kPerBlock = 16 / kElem;
+    constexpr size_t kHalves = kElem == 2 ? 2 : 4;  // interleave halves taken, lower/upper
+    // Each source row is loaded once and the 4-byte rows of every half wait in an L1 scratch.
+    // Loading the rows again per half missed L1 when rows lie a power of two apart (one L1
+    // set): 16384x8192 i8 ran at 4.7-5.0 GB/s that way, 5.4-7.2 with a non-power-of-two stride.
+    alignas(64) uint8_t scratch[kHalves][16][Shape::kVecBytes];
+    HWY_UNROLL(16)
+    for (size_t i = 0; i < 16; ++i) {
+      if constexpr (kElem == 2) {
+        const auto a = hn::LoadU(d, row(2 * i));
+        const auto b = hn::LoadU(d, row(2 * i + 1));
+        hn::Store(hn::BitCast(d8, hn::InterleaveLower(d, a, b)), d8, scratch[0][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d, a, b)), d8, scratch[1][i]);
+      } else {
+        const auto r0 = hn::LoadU(d, row(4 * i));
+        const auto r1 = hn::LoadU(d, row(4 * i + 1));
+        const auto r2 = hn::LoadU(d, row(4 * i + 2));
+        const auto r3 = hn::LoadU(d, row(4 * i + 3));
+        const auto y0l = hn::BitCast(d16, hn::InterleaveLower(d, r0, r1));
+        const auto y1l = hn::BitCast(d16, hn::InterleaveLower(d, r2, r3));
+        const auto y0u = hn::BitCast(d16, hn::InterleaveUpper(d, r0, r1));
+        const auto y1u = hn::BitCast(d16, hn::InterleaveUpper(d, r2, r3));
+        hn::Store(hn::BitCast(d8, hn::InterleaveLower(d16, y0l, y1l)), d8, scratch[0][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d16, y0l, y1l)), d8, scratch[1][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveLower(d16, y0u, y1u)), d8, scratch[2][i]);
+        hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d16, y0u, y1u)), d8, scratch[3][i]);
+      }
+    }
+    HWY_UNROLL(4)
+    for (size_t h = 0; h < kHalves; ++h) {
+      hn::VFromD<decltype(d32)> z[4][4];
+      HWY_UNROLL(16)
+      for (size_t i = 0; i < 16; ++i) {
+        z[i / 4][i % 4] = hn::BitCast(d32, hn::Load(d8, scratch[h][i]));
+      }
+      HWY_UNROLL(4)
+      for (size_t g = 0; g < 4; ++g) InterleaveRounds(d32, z[g]);
+      // 4-byte lane l of block k holds column k*kPerBlock + (half offset) + l%4: the lower and
+      // upper interleaves took the first and second half of each block's columns.
+      const size_t offset = kElem == 2 ? 4 * h : 8 * (h >> 1) + 4 * (h & 1);
+      StoreLines<4, kStream>(d32, z, [&](size_t lane) {
+        return line((lane / 4) * kPerBlock + offset + lane % 4);
+      });
+    }
+  }
+}
+
+// Rows [0, rows) x columns [0, cols) where rows < kRows: groups of kB rows as pieces, the
+// last partial group through the staged edge path.
+template <size_t kElem, class D>
+HWY_INLINE size_t TransposeShortRows(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                     uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                     size_t cols) {
+  using Shape = TileShape<kElem, D>;
+  const size_t full_groups = rows / Shape::kB;
+  const size_t rest_rows = rows % Shape::kB;
+  size_t c = 0;
+  for (; c + Shape::kCols <= cols; c += Shape::kCols) {
+    const uint8_t* s = src + c * kElem;
+    uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
+    TransposeGroups<kElem>(d, s, src_row_stride, t, dst_row_stride, full_groups);
+    if (rest_rows != 0) {
+      TransposeEdge<kElem>(d, s + static_cast<int64_t>(full_groups * Shape::kB) * src_row_stride,
+                           src_row_stride, t + full_groups * 16, dst_row_stride, rest_rows,
+                           Shape::kCols);
+    }
+  }
+  return c;
+}
+
+// One full tile (kRows rows x kCols columns) at src into dst: in registers where the tile fits
+// them, else through an L1 buffer of 16-byte pieces copied out as whole lines. Pieces stored
+// straight to the destination would keep kCols lines half-written at once: with ordinary
+// stores, rows a power of two apart share one L1 set and evict each other between pieces
+// (512 x 512 f32 measured 4.3 GB/s that way, 11 GB/s through the buffer).
+template <size_t kElem, bool kStream, class D>
+HWY_INLINE void TransposeTile(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                              uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride) {
+  using Shape = TileShape<kElem, D>;
+  if constexpr (kTileInRegisters<kElem>) {
+    TransposeTileLines<kElem, kStream>(d, src, src_row_stride, dst, dst_row_stride);
+  } else {
+    alignas(64) uint8_t out[Shape::kCols * kLineBytes];
+    TransposeGroups<kElem>(d, src, src_row_stride, out, kLineBytes, 4);
+    for (size_t i = 0; i < Shape::kCols; ++i) {
+      if constexpr (kStream) {
+        StreamLine(out + i * kLineBytes, dst + static_cast<int64_t>(i) * dst_row_stride);
+      } else {
+        CopyLine(out + i * kLineBytes, dst + static_cast<int64_t>(i) * dst_row_stride);
+      }
+    }
+  }
+}
+
+// Full tiles of `rows` rows (a multiple of kRows) x `cols` columns (a multiple of kCols),
+// walked band by band: all tiles of one band of kCols columns, top to bottom, then the next.
+// Each destination row of the band so receives rows * kElem bytes in one sequential run, and
+// each source row is read one vector further per band. The old order (16 rows at a time
+// along whole source rows, one line per destination row and visit) measured 0.40x memcpy on
+// 768^2 f32 in cache and 0.31-0.49x at 8192^2 / 8000^2 in DRAM; bands of 384 rows 0.70 and
+// 0.69-0.85 (docs/performance.md, "where the time went").
+template <size_t kElem, bool kStream, class D>
+HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                          uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                          size_t cols) {
+  using Shape = TileShape<kElem, D>;
+  for (size_t c = 0; c < cols; c += Shape::kCols) {
+    const uint8_t* s = src + c * kElem;
+    uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
+    for (size_t r = 0; r < rows; r += Shape::kRows) {
+      TransposeTile<kElem, kStream>(d, s + static_cast<int64_t>(r) * src_row_stride,
+                                    src_row_stride, t + r * kElem, dst_row_stride);
+    }
+  }
+}
+
+// The parts of a plane outside its full tiles: columns [cols_full, cols) of rows [0,
+// rows_full), and rows [rows_full, rows) of every column.
+template <size_t kElem, class D>
+HWY_NOINLINE void PlaneEdges(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                             size_t cols, size_t rows_full, size_t cols_full) {
+  using Shape = TileShape<kElem, D>;
+  if (cols_full < cols) {
+    for (size_t r = 0; r < rows_full; r += Shape::kRows) {
+      TransposeEdge<kElem>(d, src + static_cast<int64_t>(r) * src_row_stride + cols_full * kElem,
+                           src_row_stride,
+                           dst + static_cast<int64_t>(cols_full) * dst_row_stride + r * kElem,
+                           dst_row_stride, Shape::kRows, cols - cols_full);
+    }
+  }
+  if (rows_full < rows) {
+    const uint8_t* s = src + static_cast<int64_t>(rows_full) * src_row_stride;
+    uint8_t* t = dst + rows_full * kElem;
+    const size_t c = TransposeShortRows<kElem>(d, s, src_row_stride, t, dst_row_stride,
+                                               rows - rows_full, cols);
+    if (c < cols) {
+      TransposeEdge<kElem>(d, s + c * kElem, src_row_stride,
+                           t + static_cast<int64_t>(c) * dst_row_stride, dst_row_stride,
+                           rows - rows_full, cols - c);
+    }
+  }
+}
+
+// Strategy::kTiles on one plane: strips of `strip_rows` rows, each walked by TileBands.
+// Cache-bypassing stores need every destination line whole and aligned: the tiles write
+// whole lines (kRows * kElem = 64 bytes per row) at dst + c * stride + r * kElem, aligned
+// when dst and the stride are; otherwise the plane uses ordinary stores.
+template <size_t kElem, class D>
+HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                           uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                           size_t cols, size_t strip_rows, bool streaming) {
+  using Shape = TileShape<kElem, D>;
+  const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                      dst_row_stride % kLineBytes == 0;
+  const size_t rows_full = rows / Shape::kRows * Shape::kRows;
+  const size_t cols_full = cols / Shape::kCols * Shape::kCols;
+  for (size_t r = 0; r < rows_full; r += strip_rows) {
+    const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
+    const size_t n = std::min(strip_rows, rows_full - r);
+    if (stream) {
+      TileBands<kElem, true>(d, s, src_row_stride, dst + r * kElem, dst_row_stride, n, cols_full);
+    } else {
+      TileBands<kElem, false>(d, s, src_row_stride, dst + r * kElem, dst_row_stride, n, cols_full);
+    }
+  }
+  if (rows_full < rows || cols_full < cols) {
+    PlaneEdges<kElem>(d, src, src_row_stride, dst, dst_row_stride, rows, cols, rows_full,
+                      cols_full);
+  }
+}
+
+// Strategy::kStagedTiles on one plane, for strides that alias in L1 (a power of two apart:
+// every destination line of a tile falls in one set): blocks of block_rows x block_cols are
+// transposed tile by tile into an L1 buffer whose rows are `pitch` bytes apart (a stride
+// that spreads over the sets), then each destination row's run of block_rows * kElem bytes
+// is written in one go, so the lines in flight are consecutive and never share a set.
+// 1024^2 f32 in cache: 0.33-0.37x memcpy written in place, 0.51-0.64x staged.
+template <size_t kElem, class D>
+HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                            uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                            size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
+                            bool streaming) {
+  using Shape = TileShape<kElem, D>;
+  alignas(64) uint8_t stage[kMaxStageBytes];
+  const size_t rows_full = rows / Shape::kRows * Shape::kRows;
+  const size_t cols_full = cols / Shape::kCols * Shape::kCols;
+  for (size_t r0 = 0; r0 < rows_full; r0 += block_rows) {
+    const size_t n = std::min(block_rows, rows_full - r0);
+    const uint8_t* s = src + static_cast<int64_t>(r0) * src_row_stride;
+    uint8_t* t = dst + r0 * kElem;
+    size_t c0 = 0;
+    for (; c0 + block_cols <= cols_full; c0 += block_cols) {
+      for (size_t r = 0; r < n; r += Shape::kRows) {
+        for (size_t c = 0; c < block_cols; c += Shape::kCols) {
+          TransposeTile<kElem, false>(
+              d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
+              stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
+        }
+      }
+      for (size_t j = 0; j < block_cols; ++j) {
+        uint8_t* run = t + static_cast<int64_t>(c0 + j) * dst_row_stride;
+        if (streaming) {
+          StreamBytes(stage + j * pitch, run, n * kElem);
+        } else {
+          CopyBytes(stage + j * pitch, run, n * kElem);
+        }
+      }
+    }
+    if (c0 < cols_full) {  // fewer than block_cols full columns left: in place
+      TileBands<kElem, false>(d, s + c0 * kElem, src_row_stride,
+                              t + static_cast<int64_t>(c0) * dst_row_stride, dst_row_stride, n,
+                              cols_full - c0);
+    }
+  }
+  if (rows_full < rows || cols_full < cols) {
+    PlaneEdges<kElem>(d, src, src_row_stride, dst, dst_row_stride, rows, cols, rows_full,
+                      cols_full);
+  }
+}
+
+// Interleaving and de-interleaving a few rows (NCHW <-> NHWC with 2-4 channels): the tile
+// would be mostly edge there, so these use Highway's (Load|Store)Interleaved{2,3,4}, which move
+// whole vectors. (Generic path, 32x3x224x224 f32 -> NHWC: 4.9 GB/s; u8: 1.6 GB/s.)
+
+// Rows 0..rows-1 (2-4 of them) x columns [0, cols) into a contiguous destination (column c's
+// rows at dst + (c * rows + r) * kElem). Returns the columns done (whole vectors).
+template <size_t kElem, class D>
+HWY_INLINE size_t InterleaveRows(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                 uint8_t* HWY_RESTRICT dst, size_t rows, size_t cols, bool stream) {
+  using T = hn::TFromD<D>;
+  const size_t lanes = hn::Lanes(d);
+  constexpr size_t kBufBytes = 4096;
+  alignas(64) uint8_t buf[kBufBytes];
+  const size_t chunk = std::max(lanes, kBufBytes / (rows * kElem) / lanes * lanes);
+  const auto row = [&](size_t r, size_t c) {
+    return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride + c * kElem);
+  };
+  size_t c = 0;
+  while (c + lanes <= cols) {
+    const size_t n = std::min(chunk, (cols - c) / lanes * lanes);
+    uint8_t* out = stream ? buf : dst + c * rows * kElem;
+    for (size_t k = c; k < c + n; k += lanes) {
+      T* p = reinterpret_cast<T*>(out + (k - c) * rows * kElem);
+      if (rows == 2) {
+        hn::StoreInterleaved2(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)), d, p);
+      } else if (rows == 3) {
+        hn::StoreInterleaved3(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)),
+                              hn::LoadU(d, row(2, k)), d, p);
+      } else {
+        hn::StoreInterleaved4(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)),
+                              hn::LoadU(d, row(2, k)), hn::LoadU(d, row(3, k)), d, p);
+      }
+    }
+    if (stream) StreamBytes(buf, dst + c * rows * kElem, n * rows * kElem);
+    c += n;
+  }
+  return c;
+}
+
+// Rows [0, rows) of a contiguous source with `cols` (2-4) columns (row r's columns at
+// src + (r * cols + c) * kElem) into destination rows c. Returns the rows done.
+template <size_t kElem, class D>
+HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                                   int64_t dst_row_stride, size_t rows, size_t cols, bool stream) {
+  using T = hn::TFromD<D>;
+  const size_t lanes = hn::Lanes(d);
+  hn::VFromD<D> v[4];
+  size_t r = 0;
+  for (; r + lanes <= rows; r += lanes) {
+    const T* p = reinterpret_cast<const T*>(src + r * cols * kElem);
+    if (cols == 2) {
+      hn::LoadInterleaved2(d, p, v[0], v[1]);
+    } else if (cols == 3) {
+      hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
+    } else {
+      hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
+    }
+    for (size_t c = 0; c < cols; ++c) {
+      T* t = reinterpret_cast<T*>(dst + static_cast<int64_t>(c) * dst_row_stride + r * kElem);
+      if (stream) {
+        hn::Stream(v[c], d, t);
+      } else {
+        hn::StoreU(v[c], d, t);
+      }
+    }
+  }
+  return r;
+}
+
+
+// Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
+// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256 and is walked like kTiles: strips
+// of strip_rows rows band by band, destination rows written in runs across the dims. The
+// planner fuses only where every tile's rows (columns) lie at the same offsets from its first
+// (one inner dim divides the tile or the tile divides it) and the plane has no partial tiles;
+// those offsets are computed once per plane. (16^6 f32 reversed, one 16 x 16 plane per
+// kernel-loop position: 0.25x memcpy.)
+template <size_t kElem, class D>
+HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                           size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
+                           size_t block_cols, size_t pitch, bool streaming) {
+  using Shape = TileShape<kElem, D>;
+  if constexpr (kTileInRegisters<kElem>) {
+    int64_t row_off[Shape::kRows];
+    int64_t col_off[Shape::kCols];
+    for (size_t k = 0; k < Shape::kRows; ++k) row_off[k] = g.RowSrc(static_cast<int64_t>(k));
+    if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
+      alignas(64) uint8_t stage[kMaxStageBytes];
+      for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
+      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
+        const size_t n = std::min(strip_rows, rows - r0);
+        for (size_t c0 = 0; c0 < cols; c0 += block_cols) {
+          const size_t m = std::min(block_cols, cols - c0);
+          for (size_t r = r0; r < r0 + n; r += Shape::kRows) {
+            const uint8_t* s = src + g.RowSrc(static_cast<int64_t>(r));
+            for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
+              TransposeTileLines<kElem, false, true>(d, s + c * kElem, 0,
+                                                     stage + (c - c0) * pitch + (r - r0) * kElem,
+                                                     0, row_off, col_off);
+            }
+          }
+          for (size_t j = 0; j < m; ++j) {
+            uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
+            if (streaming) {
+              StreamBytes(stage + j * pitch, run, n * kElem);
+            } else {
+              CopyBytes(stage + j * pitch, run, n * kElem);
+            }
+          }
+        }
+      }
+      return;
+    }
+    for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = g.ColDst(static_cast<int64_t>(j));
+    const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                        g.dst_col_stride % kLineBytes == 0 && g.dst_outer_col_stride % kLineBytes == 0;
+    const auto walk = [&](auto stream_tag) {
+      constexpr bool kStream = decltype(stream_tag)::value;
+      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
+        const size_t r1 = std::min(rows, r0 + strip_rows);
+        for (size_t c = 0; c < cols; c += Shape::kCols) {
+          uint8_t* t = dst + g.ColDst(static_cast<int64_t>(c));
+          for (size_t r = r0; r < r1; r += Shape::kRows) {
+            TransposeTileLines<kElem, kStream, true>(d, src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
+                                                     0, t + r * kElem, 0, row_off, col_off);
+          }
+        }
+      }
+    };
+    if (stream) {
+      walk(std::true_type());
+    } else {
+      walk(std::false_type());
+    }
+  } else {
+    (void)d;
+    (void)strip_rows;
+    (void)block_cols;
+    (void)pitch;
+    (void)streaming;
+    for (size_t c = 0; c < cols; ++c) {
+      for (size_t r = 0; r < rows; ++r) {
+        CopyBytes(src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
+                  dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem, kElem);
+      }
+    }
+  }
+}
+
+// Strategy::kInterleaveRows on one plane: `rows` (2-4) rows whose columns are consecutive in
+// the destination; columns past the last whole vector through the staged edge path.
+template <size_t kElem, class D>
+HWY_INLINE void InterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                size_t cols, bool streaming) {
+  const size_t c = InterleaveRows<kElem>(d, src, src_row_stride, dst, rows, cols, streaming);
+  if (c < cols) {
+    TransposeEdge<kElem>(d, src + c * kElem, src_row_stride,
+                         dst + static_cast<int64_t>(c) * dst_row_stride, dst_row_stride, rows,
+                         cols - c);
+  }
+}
+
+// Strategy::kDeinterleaveCols on one plane: `cols` (2-4) columns of a contiguous source;
+// rows past the last whole vector through the tile path's edges.
+template <size_t kElem, class D>
+HWY_INLINE void DeinterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                  uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                  size_t cols, bool streaming) {
+  const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                      dst_row_stride % kLineBytes == 0 && hn::Lanes(d) * kElem == kLineBytes;
+  const size_t r = DeinterleaveCols<kElem>(d, src, dst, dst_row_stride, rows, cols, stream);
+  if (r < rows) {
+    PlaneEdges<kElem>(d, src + static_cast<int64_t>(r) * src_row_stride, src_row_stride,
+                      dst + r * kElem, dst_row_stride, rows - r, cols, 0, 0);
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace HWY_NAMESPACE
+}  // namespace iotx::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // IOTX_KERNELS_TILES_INL_H_

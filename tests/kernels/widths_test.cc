@@ -1,0 +1,115 @@
+// One test per element width of src/kernels/widths.inc (the list is expanded here, so a width
+// added there is tested here), on every Highway target compiled into the kernels that this
+// CPU supports: for each width, layouts that make the planner pick each tile strategy (the
+// test checks the pick in Describe), edge shapes (1 x n, m x 1, non-multiples of the tile,
+// identity, zero-size, rank 7-8), both store kinds, 1 and 2 threads, against the naive
+// reference (tests/support/reference_transpose.cc), which shares no code with the kernels.
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernels/dispatch.h"
+#include "kernels/kernel_test_util.h"
+
+namespace iotx::test {
+namespace {
+
+struct WidthParam {
+  size_t width;
+  int64_t target;
+};
+
+class WidthTest : public ::testing::TestWithParam<WidthParam> {
+ protected:
+  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam().target); }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+
+  // Runs `shape`/`perm` with both store kinds and 1 and 2 threads; when `strategy` is not
+  // empty, the plan must have chosen it (with `wide_only`, only on 64-byte-vector targets).
+  void Check(std::vector<int64_t> shape, std::vector<int64_t> perm, const std::string& strategy = "",
+             bool wide_only = false) {
+    const size_t width = GetParam().width;
+    if (!strategy.empty() && (!wide_only || kernels::ChosenVectorBytes() >= 64)) {
+      auto plan = MakePlan(shape, perm, width);
+      ASSERT_TRUE(plan.has_value());
+      const std::string text = iotx::Describe(**plan);
+      EXPECT_NE(text.find("strategy: " + strategy + " "), std::string::npos)
+          << "width " << width << "\n" << text;
+    }
+    for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+      for (int threads : {1, 2}) {
+        Case c;
+        c.shape = shape;
+        c.perm = perm;
+        c.elem = width;
+        c.options.stores = stores;
+        c.options.max_threads = threads;
+        c.threads = threads;
+        c.dst_offset = threads == 2 ? 64 : 0;
+        c.seed = static_cast<uint64_t>(width * 131 + threads);
+        CheckCase(c);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+};
+
+TEST_P(WidthTest, TilesWalkedInBands) {
+  // Not a power of two apart: in place. Sides straddle the tile (64 / width rows, one vector).
+  Check({200, 136}, {1, 0});
+  Check({67, 129}, {1, 0});
+}
+
+TEST_P(WidthTest, StagedTilesForAliasingStrides) {
+  // Rows 4 KiB apart alias in L1: the staged walk (on targets whose vectors fill the plane).
+  const auto n = static_cast<int64_t>(4096 / GetParam().width);
+  const std::string staged = GetParam().width <= 8 ? "staged-tiles" : "";
+  Check({n / 4, n}, {1, 0}, staged, true);
+  Check({n + 16, n}, {1, 0}, staged, true);  // a partial block of rows
+}
+
+TEST_P(WidthTest, FusedTilesForSmallPlanes) {
+  // 16-wide dims reversed: planes of 16 x 16 joined with their neighbours.
+  Check({16, 16, 16, 16}, {3, 2, 1, 0}, "fused-tiles", true);
+  Check({4, 16, 8, 16}, {3, 2, 1, 0}, "fused-tiles", true);
+  Check({64, 3, 64}, {2, 1, 0}, "fused-tiles", true);
+}
+
+TEST_P(WidthTest, InterleaveAndDeinterleave) {
+  if (GetParam().width > 8) return;  // 16-byte elements take the tile path
+  Check({3, 1000}, {1, 0}, "interleave-rows");
+  Check({1000, 3}, {1, 0}, "deinterleave-cols");
+}
+
+TEST_P(WidthTest, EdgeShapes) {
+  Check({1, 300}, {1, 0});
+  Check({300, 1}, {1, 0});
+  Check({5, 7}, {1, 0});
+  Check({17, 33, 65}, {2, 0, 1});
+  Check({6, 5, 4}, {0, 1, 2});  // identity: a copy
+  Check({0, 7}, {1, 0});        // nothing to move
+  Check({2, 3, 2, 3, 2, 3, 2}, {6, 5, 4, 3, 2, 1, 0});
+  Check({2, 1, 3, 2, 1, 3, 2, 2}, {7, 1, 5, 3, 6, 0, 2, 4});
+}
+
+std::vector<WidthParam> AllWidthsAndTargets() {
+  std::vector<WidthParam> params;
+  for (int64_t target : kernels::CompiledTargets()) {
+#define IOTX_TILE_WIDTH(bytes) params.push_back({bytes, target});
+#include "kernels/widths.inc"
+  }
+  return params;
+}
+
+std::string ParamName(const ::testing::TestParamInfo<WidthParam>& info) {
+  return std::string(hwy::TargetName(info.param.target)) + "_w" + std::to_string(info.param.width);
+}
+
+INSTANTIATE_TEST_SUITE_P(WidthsTargets, WidthTest, ::testing::ValuesIn(AllWidthsAndTargets()),
+                         ParamName);
+
+}  // namespace
+}  // namespace iotx::test
