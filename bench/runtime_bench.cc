@@ -1,10 +1,25 @@
-// Per-call cost of InputTransformer::Apply, next to a bare memcpy of the same bytes in the same
-// run: small inputs show the runtime's overhead, large ones the kernel's bandwidth.
+// The runtime's feeds next to memcpy of the same bytes in the same run (issue 15):
+//   memcpy/<case>          the copy of the same bytes
+//   apply/<case>           InputTransformer::Apply, iotx's threads (per-call overhead on the
+//                          small cases, bandwidth on the large ones)
+//   execute/<case>         the kernel alone on the plan Apply uses: Apply's time above it is
+//                          the runtime's per-call overhead (target: under 1 us)
+//   apply_1thread/<case>   iotx_transformer_apply_ex with max_threads = 1 (calling thread only)
+//   kernel_1thread/<case>  Execute on a plan made with max_threads = 1: the kernel's 1-thread
+//                          speed, which apply_1thread should match
+//   range_<N>/<case>       the whole output fed as consecutive N-byte ranges, one
+//                          iotx_transformer_apply_ex (IOTX_APPLY_RANGE) each, iotx's threads:
+//                          bytes/s of the ranges against apply/<case> is what a range costs
+//                          against its share of the whole
+//   range_<N>_1thread/<case>  the same on the calling thread only: against apply_1thread
+// Bytes/s are output bytes (bytes_per_second); compare rows as ratios within one run.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "iotx/iotx.h"
 #include "iotx/plan.h"
 #include "iotx/runtime.h"
 
@@ -15,14 +30,67 @@ struct Case {
   iotx::Dims shape;
   size_t element_size;
   iotx::TransposeSpec spec;
+  size_t range_bytes;  // 0: no range rows
 };
 
+constexpr size_t kMiB = size_t{1} << 20;
+
 const Case kCases[] = {
-    {"768x768_f32_T", {768, 768}, 4, {{768, 768}, {1, 0}}},
-    {"64x64_bf16_T", {64, 64}, 2, {{64, 64}, {1, 0}}},
-    {"6144x256_bf16_src_example", {6144, 256}, 2, {{3, 2048, 2, 128}, {0, 3, 2, 1}}},
-    {"8192x8192_f32_T", {8192, 8192}, 4, {{8192, 8192}, {1, 0}}},
+    {"64x64_bf16_T", {64, 64}, 2, {{64, 64}, {1, 0}}, 0},
+    {"768x768_f32_T", {768, 768}, 4, {{768, 768}, {1, 0}}, 0},
+    {"6144x256_bf16_src_example", {6144, 256}, 2, {{3, 2048, 2, 128}, {0, 3, 2, 1}}, 64 * 1024},
+    // 256 MiB outputs: the range rows are issue 15's target (1 MiB ranges at >= 0.8x apply).
+    {"8192x8192_f32_T", {8192, 8192}, 4, {{8192, 8192}, {1, 0}}, kMiB},
+    {"65536x2048_bf16_src_example_x85", {65536, 2048}, 2,
+     {{16, 4096, 2, 1024}, {0, 3, 2, 1}}, kMiB},
 };
+
+size_t BytesOf(const Case& c) {
+  size_t bytes = c.element_size;
+  for (int64_t d : c.shape) bytes *= static_cast<size_t>(d);
+  return bytes;
+}
+
+// A transformer of one input for `c`, through the C API (what a C runtime calls).
+struct CModel {
+  iotx_transformer* t = nullptr;
+  explicit CModel(const Case& c) {
+    std::string json = R"([{"input_name": "x", "reshape": [)";
+    for (size_t i = 0; i < c.spec.reshape.size(); ++i) {
+      if (i != 0) json += ", ";
+      json += std::to_string(c.spec.reshape[i]);
+    }
+    json += R"(], "transpose": [)";
+    for (size_t i = 0; i < c.spec.transpose.size(); ++i) {
+      if (i != 0) json += ", ";
+      json += std::to_string(c.spec.transpose[i]);
+    }
+    json += "]}]";
+    iotx_parameter p = {"x", c.shape.data(), c.shape.size(), c.element_size};
+    if (iotx_error* e = iotx_transformer_from_json(json.data(), json.size(), &p, 1, &t)) {
+      iotx_error_free(e);
+      t = nullptr;
+    }
+  }
+  ~CModel() { iotx_transformer_free(t); }
+};
+
+// Source and destination, touched once so that page faults stay out of the timings.
+struct Buffers {
+  std::vector<char> src, dst;
+  explicit Buffers(size_t bytes) : src(bytes, 1), dst(bytes, 0) {}
+};
+
+void BM_Memcpy(benchmark::State& state, const Case& c) {
+  const size_t bytes = BytesOf(c);
+  Buffers b(bytes);
+  for (auto _ : state) {
+    std::memcpy(b.dst.data(), b.src.data(), bytes);
+    benchmark::DoNotOptimize(b.dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
 
 void BM_Apply(benchmark::State& state, const Case& c) {
   iotx::SpecMap specs;
@@ -33,18 +101,16 @@ void BM_Apply(benchmark::State& state, const Case& c) {
     state.SkipWithError(t.error().ToString().c_str());
     return;
   }
-  const size_t bytes = t->input_bytes(0);
-  std::vector<char> src(bytes, 1), dst(bytes);
+  const size_t bytes = BytesOf(c);
+  Buffers b(bytes);
   for (auto _ : state) {
-    auto s = t->Apply(0, {src.data(), bytes}, {dst.data(), bytes});
+    auto s = t->Apply(0, {b.src.data(), bytes}, {b.dst.data(), bytes});
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
-// The kernel alone on the plan Apply uses (the same spec and options): Apply's time above
-// this is the runtime's per-call overhead (target: under 1 us).
 void BM_Execute(benchmark::State& state, const Case& c) {
   auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size);
   if (!plan) {
@@ -52,34 +118,106 @@ void BM_Execute(benchmark::State& state, const Case& c) {
     return;
   }
   const size_t bytes = iotx::PlanBytes(**plan);
-  std::vector<char> src(bytes, 1), dst(bytes);
+  Buffers b(bytes);
   for (auto _ : state) {
-    auto s = iotx::Execute(**plan, src.data(), dst.data());
+    auto s = iotx::Execute(**plan, b.src.data(), b.dst.data());
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
-void BM_Memcpy(benchmark::State& state, const Case& c) {
-  size_t bytes = c.element_size;
-  for (int64_t d : c.shape) bytes *= static_cast<size_t>(d);
-  std::vector<char> src(bytes, 1), dst(bytes);
+void BM_ApplyCallingThread(benchmark::State& state, const Case& c) {
+  CModel m(c);
+  if (m.t == nullptr) {
+    state.SkipWithError("building the transformer failed");
+    return;
+  }
+  const size_t bytes = BytesOf(c);
+  Buffers b(bytes);
+  iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
+  options.max_threads = 1;
   for (auto _ : state) {
-    std::memcpy(dst.data(), src.data(), bytes);
-    benchmark::DoNotOptimize(dst.data());
+    iotx_error* e = iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, b.dst.data(), bytes,
+                                              &options);
+    if (e != nullptr) {
+      state.SkipWithError(iotx_error_message(e));
+      iotx_error_free(e);
+      return;
+    }
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
+void BM_Kernel1Thread(benchmark::State& state, const Case& c) {
+  iotx::PlanOptions options;
+  options.max_threads = 1;
+  auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size, options);
+  if (!plan) {
+    state.SkipWithError(plan.error().ToString().c_str());
+    return;
+  }
+  const size_t bytes = BytesOf(c);
+  Buffers b(bytes);
+  for (auto _ : state) {
+    auto s = iotx::Execute(**plan, b.src.data(), b.dst.data());
+    benchmark::DoNotOptimize(s);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+
+void BM_Ranges(benchmark::State& state, const Case& c, int max_threads) {
+  CModel m(c);
+  if (m.t == nullptr) {
+    state.SkipWithError("building the transformer failed");
+    return;
+  }
+  const size_t bytes = BytesOf(c);
+  Buffers b(bytes);
+  iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
+  options.flags = IOTX_APPLY_RANGE;
+  options.max_threads = max_threads;
+  for (auto _ : state) {
+    for (size_t offset = 0; offset < bytes; offset += c.range_bytes) {
+      options.range_offset = offset;
+      options.range_length = std::min(c.range_bytes, bytes - offset);
+      iotx_error* e = iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes,
+                                                b.dst.data() + offset, options.range_length,
+                                                &options);
+      if (e != nullptr) {
+        state.SkipWithError(iotx_error_message(e));
+        iotx_error_free(e);
+        return;
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  size_t granule = 0;
+  if (iotx_error* e = iotx_transformer_range_granule(m.t, 0, &granule)) iotx_error_free(e);
+  state.counters["granule_KiB"] = static_cast<double>(granule) / 1024;
+}
+
 const bool kRegistered = [] {
   for (const Case& c : kCases) {
-    benchmark::RegisterBenchmark((std::string("Runtime/memcpy/") + c.name).c_str(), BM_Memcpy, c)
+    const std::string n = c.name;
+    benchmark::RegisterBenchmark(("Runtime/memcpy/" + n).c_str(), BM_Memcpy, c)->UseRealTime();
+    benchmark::RegisterBenchmark(("Runtime/apply/" + n).c_str(), BM_Apply, c)->UseRealTime();
+    benchmark::RegisterBenchmark(("Runtime/execute/" + n).c_str(), BM_Execute, c)->UseRealTime();
+    if (c.range_bytes != 0) {
+      const std::string size = c.range_bytes >= kMiB ? std::to_string(c.range_bytes / kMiB) + "MiB"
+                                                      : std::to_string(c.range_bytes / 1024) + "KiB";
+      benchmark::RegisterBenchmark(("Runtime/range_" + size + "/" + n).c_str(), BM_Ranges, c, 0)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("Runtime/range_" + size + "_1thread/" + n).c_str(), BM_Ranges,
+                                   c, 1)
+          ->UseRealTime();
+    }
+    benchmark::RegisterBenchmark(("Runtime/apply_1thread/" + n).c_str(), BM_ApplyCallingThread, c)
         ->UseRealTime();
-    benchmark::RegisterBenchmark((std::string("Runtime/apply/") + c.name).c_str(), BM_Apply, c)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark((std::string("Runtime/execute/") + c.name).c_str(), BM_Execute, c)
+    benchmark::RegisterBenchmark(("Runtime/kernel_1thread/" + n).c_str(), BM_Kernel1Thread, c)
         ->UseRealTime();
   }
   return true;

@@ -1,11 +1,13 @@
 /* feed_inputs: how a C runtime uses iotx to feed a batch of inputs in device layout.
  *
- *   feed_inputs json IO_TRANSPOSES_JSON PARAM...
- *   feed_inputs attrs VALID_INPUTS REQUIRED_TRANSPOSE NEFF_INPUT_NAMES PARAM...
+ *   feed_inputs [--chunk BYTES] json IO_TRANSPOSES_JSON PARAM...
+ *   feed_inputs [--chunk BYTES] attrs VALID_INPUTS REQUIRED_TRANSPOSE NEFF_INPUT_NAMES PARAM...
  *
  * PARAM is NAME:D0xD1x...:ELEMENT_SIZE (a scalar is NAME::ELEMENT_SIZE). Each input is filled
  * with the byte pattern (i * 31 + 7 * k) mod 256 (i = byte offset, k = input index), all
- * inputs are applied in one batch, and each output is printed as
+ * inputs are applied in one batch (or, with --chunk, each input in ranges of BYTES bytes of
+ * its device layout, as a runtime streaming DMA-sized pieces would), and each output is
+ * printed as
  *   <index> <name> fed=<0|1> shape=[d0,d1,...] bytes=<n> fnv1a=<hex>
  * so a test can recompute the same with numpy.
  */
@@ -63,6 +65,24 @@ static char* read_file(const char* path, size_t* size) {
   return data;
 }
 
+/* Feeds input k in ranges of `chunk` bytes of its device layout: each range could go to the
+ * device while the next is made. Here they land side by side in dst. */
+static iotx_error* feed_in_chunks(const iotx_transformer* t, size_t k, const void* src,
+                                  void* dst, size_t bytes, size_t chunk) {
+  iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
+  size_t offset;
+  options.flags = IOTX_APPLY_RANGE;
+  for (offset = 0; offset < bytes; offset += chunk) {
+    iotx_error* error;
+    options.range_offset = offset;
+    options.range_length = bytes - offset < chunk ? bytes - offset : chunk;
+    error = iotx_transformer_apply_ex(t, k, src, bytes, (unsigned char*)dst + offset,
+                                      options.range_length, &options);
+    if (error != NULL) return error;
+  }
+  return NULL;
+}
+
 static int fail(iotx_error* error) {
   fprintf(stderr, "feed_inputs: %s: %s\n", iotx_error_code(error), iotx_error_message(error));
   iotx_error_free(error);
@@ -75,15 +95,23 @@ int main(int argc, char** argv) {
   iotx_transformer* transformer = NULL;
   iotx_error* error = NULL;
   int first_param;
+  size_t chunk = 0; /* 0: one batch */
 
+  if (argc >= 3 && strcmp(argv[1], "--chunk") == 0) {
+    chunk = (size_t)strtoull(argv[2], NULL, 10);
+    if (chunk == 0) return 2;
+    argv += 2;
+    argc -= 2;
+  }
   if (argc >= 3 && strcmp(argv[1], "json") == 0) {
     first_param = 3;
   } else if (argc >= 5 && strcmp(argv[1], "attrs") == 0) {
     first_param = 5;
   } else {
     fprintf(stderr,
-            "usage: feed_inputs json IO_TRANSPOSES_JSON PARAM...\n"
-            "       feed_inputs attrs VALID_INPUTS REQUIRED_TRANSPOSE NEFF_INPUT_NAMES PARAM...\n"
+            "usage: feed_inputs [--chunk BYTES] json IO_TRANSPOSES_JSON PARAM...\n"
+            "       feed_inputs [--chunk BYTES] attrs VALID_INPUTS REQUIRED_TRANSPOSE "
+            "NEFF_INPUT_NAMES PARAM...\n"
             "PARAM: NAME:D0xD1x...:ELEMENT_SIZE\n");
     return 2;
   }
@@ -127,8 +155,15 @@ int main(int argc, char** argv) {
     srcs[k] = src;
     dsts[k] = malloc(sizes[k] ? sizes[k] : 1);
   }
-  error = iotx_transformer_apply_all(transformer, srcs, sizes, dsts, sizes, count);
-  if (error != NULL) return fail(error);
+  if (chunk == 0) {
+    error = iotx_transformer_apply_all(transformer, srcs, sizes, dsts, sizes, count);
+    if (error != NULL) return fail(error);
+  } else {
+    for (size_t k = 0; k < count; ++k) {
+      error = feed_in_chunks(transformer, k, srcs[k], dsts[k], sizes[k], chunk);
+      if (error != NULL) return fail(error);
+    }
+  }
 
   for (size_t k = 0; k < count; ++k) {
     int fed = 0;

@@ -25,13 +25,17 @@ enum class DeviceGeneration {
 
 struct IOTX_API PlanOptions {
   // Upper bound on threads; 0 = whatever the calling oneTBB task arena offers. Execute runs
-  // on the arena it is called from, so a runtime that wants its own pool calls it inside
-  // its tbb::task_arena::execute().
+  // on the arena it is called from (a runtime with its own pool passes ExecuteOptions).
   int max_threads = 0;
   enum class Stores { kAuto, kRegular, kStreaming };
   // kAuto picks cache-bypassing stores only when the output is far larger than the cache.
   Stores stores = Stores::kAuto;
   DeviceGeneration device = DeviceGeneration::kTrn2;
+  // Whether MakePlan may start oneTBB's worker threads ahead of the first Execute, so that
+  // call is not an outlier. false for plans that run on the caller's threads only
+  // (ExecuteOptions::parallel_for or max_threads = 1): then no thread starts before an
+  // Execute that actually uses oneTBB.
+  bool start_workers = true;
 };
 
 class Plan;  // immutable; defined in src/kernels
@@ -42,11 +46,47 @@ using PlanPtr = std::shared_ptr<const Plan>;
 IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
                                     size_t element_size, const PlanOptions& options = {});
 
+// A caller's parallel-for (the C API's iotx_parallel_for_fn): runs task(task_context, i) for
+// every i in [0, count), on any of the caller's threads and in any order, and returns only
+// once every call has returned. It must not throw. iotx never calls it from inside a task.
+using ParallelForFn = void (*)(void* context, size_t count,
+                               void (*task)(void* task_context, size_t index),
+                               void* task_context);
+
+// How one Execute call may use threads, chosen per call (a plan's PlanOptions::max_threads
+// still caps it).
+struct IOTX_API ExecuteOptions {
+  // Upper bound on threads for this call: 0 = the plan's choice, 1 = the calling thread only
+  // (no oneTBB call at all), n = at most n.
+  int max_threads = 0;
+  // When set, parallel work is handed to this function instead of oneTBB: iotx creates no
+  // thread (with max_threads = 0 it splits the work for std::thread::hardware_concurrency()).
+  ParallelForFn parallel_for = nullptr;
+  void* parallel_for_context = nullptr;  // passed to parallel_for as `context`
+};
+
 // Runs the plan: reads PlanBytes(plan) bytes from `src`, writes as many to `dst`, on the
-// calling oneTBB arena (at most PlanOptions::max_threads of its threads). Buffers may have any
-// alignment; kInvalidArgument if they overlap or are null while bytes are to move.
-// Thread-safe (one plan may run from many threads at once); no heap allocation of its own.
+// calling oneTBB arena (at most PlanOptions::max_threads of its threads) or as `options` say.
+// Buffers may have any alignment; kInvalidArgument if they overlap or are null while bytes
+// are to move. Thread-safe (one plan may run from many threads at once); no heap allocation.
 IOTX_API Status Execute(const Plan& plan, const void* src, void* dst);
+IOTX_API Status Execute(const Plan& plan, const void* src, void* dst,
+                        const ExecuteOptions& options);
+
+// Runs the part of the plan that makes output bytes [offset, offset + length): reads `src`
+// (the whole source, PlanBytes(plan) bytes) and writes exactly `length` bytes to dst[0..length).
+// Any byte offsets (they need not fall on elements). Ranges that together cover the output
+// give exactly Execute's bytes, and may run on different threads at once. Each call plans its
+// pieces (at most 2 * rank + 1 boxes of the output; microseconds, a few small allocations).
+// A range costs about its share of Execute when it spans at least RangeGranule(plan) bytes;
+// a thinner one reads the source sparsely (see docs/runtime.md). kInvalidArgument for a range
+// past the output, null or overlapping buffers.
+IOTX_API Status ExecuteRange(const Plan& plan, const void* src, void* dst, size_t offset,
+                             size_t length, const ExecuteOptions& options = {});
+
+// Output bytes a range must span to read whole cache lines of the source: 64 source bytes of
+// each run the source-innermost dim contributes (1 for a plan that copies contiguous bytes).
+IOTX_API size_t RangeGranule(const Plan& plan);
 
 // Bytes read from src and written to dst.
 IOTX_API size_t PlanBytes(const Plan& plan);

@@ -53,6 +53,9 @@ struct IOTX_API Error {
 
   // "IOTX_E103 io_transposes.json: element 1, key \"reshape\": type must be number, but is string"
   std::string ToString() const;
+  // ToString() without the code: "io_transposes.json: element 1, key \"reshape\": type ..."
+  // (what the C API's iotx_error_message() returns next to iotx_error_code()).
+  std::string Describe() const;
 };
 
 // The error of a failed call, on its way into an Expected: `return Fail(...)`.

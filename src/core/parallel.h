@@ -15,6 +15,9 @@
 #endif
 #endif
 
+#include <atomic>
+#include <cstddef>
+
 #ifdef IOTX_TSAN
 #include <thread>
 #include <vector>
@@ -37,6 +40,37 @@ void ParallelForEach(int n, const Fn& fn) {
 #else
   tbb::parallel_for(0, n, fn, tbb::simple_partitioner());
 #endif
+}
+
+// The same, but through the caller's parallel-for when `external` is set (the C API's
+// iotx_parallel_for_fn: external(context, n, task, task_context) calls task(task_context, i)
+// for each i and returns when all have returned), so that iotx starts no thread of its own;
+// n == 1 runs on the calling thread. Returns false if `external` returned without running
+// every index (a broken callback: the caller gets an error instead of a partial output).
+template <class Fn, class External>
+bool ParallelForEach(int n, const Fn& fn, External external, void* context) {
+  if (n <= 0) return true;
+  if (n == 1) {
+    fn(0);
+    return true;
+  }
+  if (external == nullptr) {
+    ParallelForEach(n, fn);
+    return true;
+  }
+  struct Task {
+    const Fn* fn;
+    std::atomic<size_t> ran{0};
+  } task{&fn};
+  external(
+      context, static_cast<size_t>(n),
+      [](void* task_context, size_t i) {
+        auto* t = static_cast<Task*>(task_context);
+        (*t->fn)(static_cast<int>(i));
+        t->ran.fetch_add(1, std::memory_order_acq_rel);
+      },
+      &task);
+  return task.ran.load(std::memory_order_acquire) == static_cast<size_t>(n);
 }
 
 }  // namespace iotx

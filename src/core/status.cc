@@ -13,7 +13,7 @@ struct CodeEntry {
 };
 
 constexpr CodeEntry kCodes[] = {
-#define IOTX_ERROR_CODE(enumerator, value, code, summary) {ErrorCode::enumerator, code, summary},
+#define IOTX_ERROR_CODE(enumerator, value, code, summary) {ErrorCode::enumerator, #code, summary},
 #include "iotx/error_codes.inc"
 #undef IOTX_ERROR_CODE
 };
@@ -73,7 +73,14 @@ void BadExpectedAccess(const Error& error) noexcept {
 }  // namespace detail
 
 std::string Error::ToString() const {
-  // CODE [file: ][element N, ][key "k": ]message
+  std::string out(CodeName(code));
+  out += ' ';
+  out += Describe();
+  return out;
+}
+
+std::string Error::Describe() const {
+  // [file: ][element N, ][key "k": ]message
   std::string location;
   auto add = [&location](const std::string& part) {
     if (!location.empty()) location += ", ";
@@ -82,8 +89,7 @@ std::string Error::ToString() const {
   if (element >= 0) add("element " + std::to_string(element));
   if (!key.empty()) add("key \"" + key + "\"");
 
-  std::string out(CodeName(code));
-  out += ' ';
+  std::string out;
   if (!file.empty()) out += file + ": ";
   if (!location.empty()) out += location + ": ";
   out += message;

@@ -1,12 +1,13 @@
 // Execute: the parallel driver. Items of the plan's nest are claimed from a shared counter by
-// at most `threads` oneTBB tasks on the calling arena, so a thread that the machine slows down
-// simply claims fewer; each claim is a run of items ending on an SBUF partition tile where the
-// plan allows it.
+// at most `threads` tasks (on the calling oneTBB arena, or the caller's parallel-for), so a
+// thread that the machine slows down simply claims fewer; each claim is a run of items ending
+// on an SBUF partition tile where the plan allows it.
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <thread>
 
 #include "core/overlap.h"
 #include "core/parallel.h"
@@ -22,17 +23,18 @@ struct Claims {
   int threads = 1;
 };
 
-Claims PlanClaims(const PlanData& d) {
+Claims PlanClaims(const PlanData& d, const ExecuteOptions& options) {
   Claims c;
   const int64_t items = d.nest.items;
   c.count = items;
-  if (d.bytes < kernels::kParallelMinBytes || items <= 1) {
+  // Small outputs stay on the calling thread without asking oneTBB anything.
+  const int threads =
+      d.bytes < kernels::kParallelMinBytes || items <= 1 ? 1 : ThreadsFor(d.options, options);
+  if (threads <= 1) {
     c.unit = items;
     c.count = 1;
     return c;
   }
-  int threads = tbb::this_task_arena::max_concurrency();
-  if (d.options.max_threads > 0) threads = std::min(threads, d.options.max_threads);
   // Whole partition tiles per claim, unless that leaves too few claims to share.
   const int64_t align = d.split.align_items;
   if (align > 1 && items / align >= threads) {
@@ -45,8 +47,66 @@ Claims PlanClaims(const PlanData& d) {
 
 }  // namespace
 
+int ThreadsFor(const PlanOptions& plan, const ExecuteOptions& call) {
+  int cap = plan.max_threads;
+  if (call.max_threads > 0) cap = cap > 0 ? std::min(cap, call.max_threads) : call.max_threads;
+  if (cap == 1) return 1;  // decided before asking oneTBB anything
+  int available = 1;
+  if (call.parallel_for != nullptr) {
+    available = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  } else {
+    available = tbb::this_task_arena::max_concurrency();
+  }
+  return cap > 0 ? std::min(available, cap) : available;
+}
+
+Status CheckExecuteOptions(const ExecuteOptions& options) {
+  if (options.max_threads < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "ExecuteOptions::max_threads is " + std::to_string(options.max_threads) +
+                    "; expected 0 (the plan's choice), 1 (the calling thread only) or more");
+  }
+  return Ok();
+}
+
+Status RunPlan(const PlanData& d, const uint8_t* src, uint8_t* dst, const ExecuteOptions& options) {
+  if (d.bytes == 0) return Ok();
+  const Claims claims = PlanClaims(d, options);
+  const kernels::Nest& nest = d.nest;
+  const kernels::RunItemsFn run = d.run;
+  const int64_t items = nest.items;
+  if (claims.threads <= 1) {
+    run(nest, src, dst, 0, items);
+    return Ok();
+  }
+  std::atomic<int64_t> next{0};
+  const bool all_ran = ParallelForEach(
+      claims.threads,
+      [&](int) {
+        for (;;) {
+          const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
+          if (c >= claims.count) return;
+          run(nest, src, dst, c * claims.unit, std::min(items, (c + 1) * claims.unit));
+        }
+      },
+      options.parallel_for, options.parallel_for_context);
+  // A task that never ran claimed nothing, but a task that did may have claimed its share:
+  // only a parallel_for that returned before running every task can leave claims untaken.
+  if (!all_ran && next.load(std::memory_order_relaxed) < claims.count) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the parallel_for callback returned before running all " +
+                    std::to_string(claims.threads) + " tasks; the output is incomplete");
+  }
+  return Ok();
+}
+
 Status Execute(const Plan& plan, const void* src, void* dst) {
+  return Execute(plan, src, dst, ExecuteOptions{});
+}
+
+Status Execute(const Plan& plan, const void* src, void* dst, const ExecuteOptions& options) {
   const PlanData& d = plan.data();
+  IOTX_RETURN_IF_ERROR(CheckExecuteOptions(options));
   if (d.bytes == 0) return Ok();
   if (src == nullptr || dst == nullptr) {
     return Fail(ErrorCode::kInvalidArgument, "Execute: null buffer for a plan that moves bytes");
@@ -56,24 +116,7 @@ Status Execute(const Plan& plan, const void* src, void* dst) {
   if (RangesOverlap(s, t, static_cast<size_t>(d.bytes))) {
     return Fail(ErrorCode::kInvalidArgument, "Execute: source and destination buffers overlap");
   }
-
-  const Claims claims = PlanClaims(d);
-  const kernels::Nest& nest = d.nest;
-  const kernels::RunItemsFn run = d.run;
-  const int64_t items = nest.items;
-  if (claims.threads <= 1) {
-    run(nest, s, t, 0, items);
-    return Ok();
-  }
-  std::atomic<int64_t> next{0};
-  ParallelForEach(claims.threads, [&](int) {
-    for (;;) {
-      const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= claims.count) return;
-      run(nest, s, t, c * claims.unit, std::min(items, (c + 1) * claims.unit));
-    }
-  });
-  return Ok();
+  return RunPlan(d, s, t, options);
 }
 
 }  // namespace iotx

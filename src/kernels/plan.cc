@@ -57,8 +57,21 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
   d.perm = Dims(perm);
   d.elem_bytes = static_cast<int64_t>(element_size);
   d.options = options;
-  d.bytes = kernels::ProblemBytes(unfolded);
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
+  IOTX_RETURN_IF_ERROR(PlanStages(std::move(unfolded), d));
+  if (d.bytes != 0) {
+    PrefaultStack();
+    if (d.nest.items > 1 && d.bytes >= kernels::kParallelMinBytes && d.threads_hint > 1 &&
+        options.start_workers) {
+      StartWorkersOnce(std::min(d.threads_hint, tbb::info::default_concurrency()));
+    }
+  }
+  return std::make_shared<const Plan>(std::move(d));
+}
+
+Status PlanStages(kernels::Problem unfolded, PlanData& d) {
+  const PlanOptions& options = d.options;
+  d.bytes = kernels::ProblemBytes(unfolded);
   // The streaming threshold is calibrated once per process, and only asked for when the
   // answer could be yes: outputs of at least twice the L2 with automatic stores.
   d.machine = kernels::CurrentMachine(false);
@@ -68,7 +81,7 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
   d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.unfolded = std::move(unfolded);
   d.folded = kernels::Fold(d.unfolded);
-  if (d.bytes == 0) return std::make_shared<const Plan>(std::move(d));
+  if (d.bytes == 0) return Ok();
 
   d.strategy = &kernels::ChooseStrategy(d.folded, d.machine);
   const kernels::Strategy strategy = d.strategy->strategy;
@@ -84,15 +97,11 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
                                    target_items, d.threads_hint);
   }
   d.nest = kernels::BuildNest(d.folded, strategy, d.tile, d.split, streaming);
-  PrefaultStack();
-  if (d.nest.items > 1 && d.bytes >= kernels::kParallelMinBytes && d.threads_hint > 1) {
-    StartWorkersOnce(std::min(d.threads_hint, tbb::info::default_concurrency()));
-  }
   d.run = kernels::ChooseRunItems(strategy, d.nest.elem_bytes, d.nest.vector_bytes);
   if (d.run == nullptr) {
     return Fail(ErrorCode::kUnsupported, "no compiled kernel for the chosen strategy");
   }
-  return std::make_shared<const Plan>(std::move(d));
+  return Ok();
 }
 
 size_t PlanBytes(const Plan& plan) { return static_cast<size_t>(plan.data().bytes); }

@@ -48,4 +48,21 @@ class Plan {
   const PlanData data_;
 };
 
+// The planner's stages (fold, kernel, tile, driver split, nest) on `unfolded`: a problem in
+// destination order whose destination is dense (MakePlan's whole problem, or a box of it for
+// ExecuteRange; the source may have any strides, but a dim with src_stride == elem_bytes must
+// remain after folding). Fills every field of `d` that follows from the problem; d.options
+// must be set, and d.sbuf.geometry (d.sbuf as MapOutput makes it for a whole output).
+// kUnsupported when no compiled kernel fits.
+Status PlanStages(kernels::Problem unfolded, PlanData& d);
+
+// Threads one Execute may use: the plan's cap, the call's, and what is available (oneTBB's
+// arena, or the hardware's threads when the caller's parallel-for runs the work). Asks
+// oneTBB nothing when a cap is 1.
+int ThreadsFor(const PlanOptions& plan, const ExecuteOptions& call);
+// kInvalidArgument for a negative max_threads.
+Status CheckExecuteOptions(const ExecuteOptions& options);
+// Execute without its argument checks: claims the plan's items on the threads `options` allow.
+Status RunPlan(const PlanData& d, const uint8_t* src, uint8_t* dst, const ExecuteOptions& options);
+
 }  // namespace iotx

@@ -48,7 +48,8 @@ Expected<std::vector<TensorReport>> WriteTransposedInputs(const MaterializePlan&
   IOTX_ASSIGN_OR_RETURN(const DeviceTransform transform,
                         DeviceTransform::Build(job_tensors, job_specs));
   IOTX_RETURN_IF_ERROR(RunPipeline(plan.tensors, transform, files, jobs,
-                                   {.durability = durability, .root = plan.workdir.root},
+                                   {.durability = durability, .root = plan.workdir.root,
+                                    .progress = {}},
                                    nullptr));
   return reports;
 }

@@ -114,7 +114,7 @@ class Pipeline {
   }
 
   Error OutOfMemory(size_t job, uint64_t bytes) const {
-    return Error(ErrorCode::kInternal,
+    return Error(ErrorCode::kOutOfMemory,
                  "cannot allocate a buffer of " + std::to_string(bytes) + " bytes for the tensor")
         .InFile(TensorOf(job).file)
         .AtKey(TensorOf(job).name);

@@ -12,7 +12,9 @@ std::string MakeKey(std::span<const int64_t> shape, std::span<const int64_t> per
   auto append = [&key](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
   const uint64_t header[] = {element_size, static_cast<uint64_t>(options.max_threads),
                              static_cast<uint64_t>(options.stores),
-                             static_cast<uint64_t>(options.device), shape.size(), perm.size()};
+                             static_cast<uint64_t>(options.device),
+                             static_cast<uint64_t>(options.start_workers), shape.size(),
+                             perm.size()};
   append(header, sizeof(header));
   append(shape.data(), shape.size_bytes());
   append(perm.data(), perm.size_bytes());

@@ -25,12 +25,23 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   }
 }
 
+// Attribute text echoed in a message is cut to this many bytes (as input names are): an
+// attribute string can be megabytes long, a diagnostic should not be.
+constexpr size_t kMaxEchoBytes = 200;
+
+// "text", or "first 200 bytes"... (N bytes) for a longer text, cut on a UTF-8 boundary.
 std::string Quoted(std::string_view text) {
+  size_t cut = text.size();
+  if (cut > kMaxEchoBytes) {
+    cut = kMaxEchoBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  }
   std::string out;
-  out.reserve(text.size() + 2);
+  out.reserve(cut + 32);
   out += '"';
-  out += text;
+  out += text.substr(0, cut);
   out += '"';
+  if (cut < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
 }
 

@@ -52,12 +52,22 @@ TEST(FeedInputsExampleTest, JsonAndAttributeModesMatchNumpy) {
                                "p0:6144x256:2", "w:24x32:4", "z:0x5:4", "bias:7:8"});
   ASSERT_EQ(attrs_run.exit_code, 0) << attrs_run.err;
   EXPECT_EQ(attrs_run.out, py.out);
+
+  // Fed in ranges of an odd size (inside elements, across rows): the same bytes.
+  auto chunked_run = RunProcess({IOTX_FEED_INPUTS_PATH, "--chunk", "1001", "attrs", "1,1,0,1",
+                                 "3,2048,2,128|0,3,2,1;24,32|1,0;;", "p0,w,z,bias",
+                                 "p0:6144x256:2", "w:24x32:4", "z:0x5:4", "bias:7:8"});
+  ASSERT_EQ(chunked_run.exit_code, 0) << chunked_run.err;
+  EXPECT_EQ(chunked_run.out, py.out);
 }
 
 TEST(FeedInputsExampleTest, ReportsErrorsWithTheirCode) {
   auto run = RunProcess({IOTX_FEED_INPUTS_PATH, "attrs", "1", "5,5|1,0", "w", "w:4x6:4"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("NCC_IHNW003"), std::string::npos) << run.err;
+  // The code is printed once: the message does not repeat it.
+  EXPECT_EQ(run.err.find("NCC_IHNW003", run.err.find("NCC_IHNW003") + 1), std::string::npos)
+      << run.err;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "iotx/runtime.h"
 #include "iotx/spec.h"
+#include "support/reference_transpose.h"
 
 namespace iotx::test {
 
@@ -62,6 +63,41 @@ inline std::vector<RandomInput> RandomModel(std::mt19937& rng, int num_inputs) {
     model.push_back(std::move(input));
   }
   return model;
+}
+
+// "p7" for ("p", 7), built in two steps: GCC 12 warns wrongly on "p" + std::to_string(7).
+inline std::string Numbered(const char* prefix, size_t i) {
+  std::string name = prefix;
+  name += std::to_string(i);
+  return name;
+}
+
+inline size_t Bytes(const ParameterDesc& p) {
+  size_t n = p.element_size;
+  for (int64_t d : p.shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// What `input` must look like on the device, computed by the naive reference.
+inline std::vector<std::byte> ReferenceOutput(const RandomInput& input,
+                                              const std::vector<std::byte>& src) {
+  if (!input.spec) return src;
+  return ReferenceTranspose(src.data(), input.spec->reshape, input.spec->transpose,
+                            input.parameter.element_size);
+}
+
+inline std::vector<ParameterDesc> Parameters(const std::vector<RandomInput>& model) {
+  std::vector<ParameterDesc> params;
+  for (const RandomInput& input : model) params.push_back(input.parameter);
+  return params;
+}
+
+inline SpecMap Specs(const std::vector<RandomInput>& model) {
+  SpecMap specs;
+  for (const RandomInput& input : model) {
+    if (input.spec) specs.TryEmplace(input.parameter.name, *input.spec);
+  }
+  return specs;
 }
 
 }  // namespace iotx::test
