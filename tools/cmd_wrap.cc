@@ -13,11 +13,9 @@
 #include "cli_output.h"
 #include "cmd_wrap.h"
 #include "command.h"
-#include "files/mapped_file.h"
 #include "iotx/io_transposes.h"
-#include "files/stale_temps.h"
-#include "hlo/hlo_module.h"
 #include "hlo/wrap.h"
+#include "hlo/wrap_files.h"
 #include "schema/load.h"
 
 namespace iotx::cli {
@@ -49,15 +47,6 @@ Expected<LoadRequest> MakeLoadRequest(const WrapOptions& options) {
   return request;
 }
 
-// The NEFF's bytes, which become the custom-call's backend_config.
-Expected<std::string> ReadNeff(const std::string& path) {
-  IOTX_ASSIGN_OR_RETURN(auto file, files::MappedFile::Open(path));
-  if (file->size() == 0) {
-    return Fail(Error(ErrorCode::kIoRead, "the NEFF file is empty").InFile(path));
-  }
-  return std::string(reinterpret_cast<const char*>(file->bytes().data()), file->size());
-}
-
 }  // namespace
 // The whole job; returns the exit code.
 int RunWrap(const WrapOptions& options) {
@@ -71,36 +60,16 @@ int RunWrap(const WrapOptions& options) {
   for (const std::string& file : request->modular_files) {
     std::cout << "Processing io transpose file: " << file << '\n';
   }
-  auto io_transposes = LoadIoTransposes(*request);
-  if (!io_transposes) return fail(io_transposes.error());
-  for (const Warning& warning : io_transposes->warnings) PrintWarning(warning);
-
-  auto module = hlo::ReadModule(options.hlo);
-  if (!module) return fail(module.error());
-  auto neff = ReadNeff(options.neff);
-  if (!neff) return fail(neff.error());
-  const size_t neff_bytes = neff->size();
-
-  auto wrapped =
-      hlo::WrapModule(std::move(*module), std::move(*neff), io_transposes->specs, options.hlo);
-  if (!wrapped) return fail(wrapped.error());
-  for (const Warning& note : wrapped->notes) PrintWarning(note);
-  if (!wrapped->produced) {
+  auto report = hlo::WrapFiles({*request, options.hlo, options.neff, options.output});
+  if (!report) return fail(report.error());
+  for (const Warning& warning : report->warnings) PrintWarning(warning);
+  if (!report->produced) {
     std::cout << hlo::kNothingToWrapMessage << '\n';
     return kExitOk;
   }
-
-  // A run killed while writing leaves its hidden temporary beside the output; a re-run
-  // removes those whose writer is gone, so repeated kills do not pile up NEFF-sized files.
-  const std::filesystem::path output(options.output);
-  files::RemoveStaleTemps(output.has_parent_path() ? output.parent_path() : ".",
-                             std::vector<std::string>{output.filename().string()});
-  if (Status written = hlo::WriteModule(wrapped->module, options.output); !written) {
-    return fail(written.error());
-  }
-  std::cout << "wrote " << options.output << ": AwsNeuronNeff over " << wrapped->num_parameters
-            << " parameters, " << wrapped->num_transposed << " with a transpose, "
-            << wrapped->num_zero_sized << " zero-sized; NEFF " << neff_bytes << " bytes\n";
+  std::cout << "wrote " << options.output << ": AwsNeuronNeff over " << report->num_parameters
+            << " parameters, " << report->num_transposed << " with a transpose, "
+            << report->num_zero_sized << " zero-sized; NEFF " << report->neff_bytes << " bytes\n";
   return kExitOk;
 }
 

@@ -46,6 +46,17 @@ using PlanPtr = std::shared_ptr<const Plan>;
 IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
                                     size_t element_size, const PlanOptions& options = {});
 
+// The same for a source read through strides: element (i_0, ..., i_k) of the source (of
+// `shape`, already reshaped) is sum(i_j * src_strides[j]) bytes from the `src` given to
+// Execute, so a transposed or stepped view (numpy's, DLPack's) is permuted with no copy first.
+// Strides may be zero or negative (`src` is then the address of element (0, ..., 0), not the
+// lowest one). The destination is contiguous as above. Execute reads only the elements the
+// strides reach (its overlap check uses them); ExecuteRange refuses such a plan (kUnsupported).
+IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape,
+                                    std::span<const int64_t> src_strides,
+                                    std::span<const int64_t> perm, size_t element_size,
+                                    const PlanOptions& options = {});
+
 // A caller's parallel-for (the C API's iotx_parallel_for_fn): runs task(task_context, i) for
 // every i in [0, count), on any of the caller's threads and in any order, and returns only
 // once every call has returned. It must not throw. iotx never calls it from inside a task.

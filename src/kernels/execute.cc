@@ -113,7 +113,9 @@ Status Execute(const Plan& plan, const void* src, void* dst, const ExecuteOption
   }
   const auto* s = static_cast<const uint8_t*>(src);
   auto* t = static_cast<uint8_t*>(dst);
-  if (RangesOverlap(s, t, static_cast<size_t>(d.bytes))) {
+  // A strided plan's source range is not the destination's (plan.h).
+  if (RangesOverlap(s + d.src_range.lo, static_cast<size_t>(d.src_range.hi - d.src_range.lo), t,
+                    static_cast<size_t>(d.bytes))) {
     return Fail(ErrorCode::kInvalidArgument, "Execute: source and destination buffers overlap");
   }
   return RunPlan(d, s, t, options);

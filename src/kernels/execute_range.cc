@@ -157,6 +157,10 @@ Status ExecuteRange(const Plan& plan, const void* src, void* dst, size_t offset,
                                                 : std::to_string(offset + length)) +
                     ") are not within the plan's " + std::to_string(total) + "-byte output");
   }
+  if (d.strided_source) {
+    // Its boxes and overlap check assume a dense source (plan.h).
+    return Fail(ErrorCode::kUnsupported, "ExecuteRange: a plan of a strided source runs whole (Execute)");
+  }
   if (length == 0) return Ok();
   if (src == nullptr || dst == nullptr) {
     return Fail(ErrorCode::kInvalidArgument, "ExecuteRange: null buffer for a non-empty range");

@@ -43,20 +43,20 @@ void StartWorkersOnce(int threads) {
   });
 }
 
-}  // namespace
-
-Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
-                           size_t element_size, const PlanOptions& options) {
+// MakePlan's work on a problem MakeProblem or MakeStridedProblem built.
+Expected<PlanPtr> PlanProblem(kernels::Problem unfolded, std::span<const int64_t> shape,
+                              std::span<const int64_t> perm, size_t element_size,
+                              const PlanOptions& options, bool strided_source) {
   if (options.max_threads < 0) {
     return Fail(ErrorCode::kInvalidArgument, "PlanOptions::max_threads must be >= 0 (0 = the arena's)");
   }
-  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded, kernels::MakeProblem(shape, perm, element_size));
-
   PlanData d;
   d.shape = Dims(shape);
   d.perm = Dims(perm);
   d.elem_bytes = static_cast<int64_t>(element_size);
   d.options = options;
+  d.src_range = kernels::SourceRange(unfolded);
+  d.strided_source = strided_source;
   d.sbuf = kernels::MapOutput(shape, perm, d.elem_bytes, options.device);
   IOTX_RETURN_IF_ERROR(PlanStages(std::move(unfolded), d));
   if (d.bytes != 0) {
@@ -67,6 +67,22 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
     }
   }
   return std::make_shared<const Plan>(std::move(d));
+}
+
+}  // namespace
+
+Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> perm,
+                           size_t element_size, const PlanOptions& options) {
+  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded, kernels::MakeProblem(shape, perm, element_size));
+  return PlanProblem(std::move(unfolded), shape, perm, element_size, options, false);
+}
+
+Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64_t> src_strides,
+                           std::span<const int64_t> perm, size_t element_size,
+                           const PlanOptions& options) {
+  IOTX_ASSIGN_OR_RETURN(kernels::Problem unfolded,
+                        kernels::MakeStridedProblem(shape, src_strides, perm, element_size));
+  return PlanProblem(std::move(unfolded), shape, perm, element_size, options, true);
 }
 
 Status PlanStages(kernels::Problem unfolded, PlanData& d) {

@@ -22,6 +22,8 @@ struct PlanData {
   int64_t elem_bytes = 1;
   PlanOptions options;
   int64_t bytes = 0;
+  kernels::ByteRange src_range;  // the source bytes read, from the source pointer
+  bool strided_source = false;   // made by MakePlan's strided-source overload
 
   kernels::Problem unfolded;  // MakeProblem's output, before the fold stages
   kernels::Problem folded;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "iotx/dims.h"
@@ -59,6 +60,46 @@ Expected<Problem> MakeProblem(std::span<const int64_t> shape, std::span<const in
   return problem;
 }
 
+Expected<Problem> MakeStridedProblem(std::span<const int64_t> shape,
+                                     std::span<const int64_t> src_strides,
+                                     std::span<const int64_t> perm, size_t elem_bytes) {
+  if (src_strides.size() != shape.size()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("source strides {} have {} entries but the shape {} has {}",
+                            iotx::ToString(src_strides), src_strides.size(), iotx::ToString(shape),
+                            shape.size()));
+  }
+  IOTX_ASSIGN_OR_RETURN(Problem problem, MakeProblem(shape, perm, elem_bytes));
+  // The farthest offset either way must fit in int64: sum of |stride| * (n - 1).
+  int64_t reach = static_cast<int64_t>(elem_bytes);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t step = 0;
+    const int64_t magnitude = src_strides[i] < 0 ? -src_strides[i] : src_strides[i];
+    if (src_strides[i] == std::numeric_limits<int64_t>::min() ||
+        __builtin_mul_overflow(magnitude, std::max<int64_t>(shape[i] - 1, 0), &step) ||
+        __builtin_add_overflow(reach, step, &reach)) {
+      return Fail(ErrorCode::kDimOverflow,
+                  fmt::format("source strides {} of shape {} reach past int64 byte offsets",
+                              iotx::ToString(src_strides), iotx::ToString(shape)));
+    }
+  }
+  for (size_t j = 0; j < perm.size(); ++j) {
+    problem.dims[j].src_stride = src_strides[static_cast<size_t>(perm[j])];
+  }
+  return problem;
+}
+
+ByteRange SourceRange(const Problem& problem) {
+  if (problem.empty) return {};
+  ByteRange range{0, problem.elem_bytes};
+  for (const Dim& d : problem.dims) {
+    const int64_t far = (d.n - 1) * d.src_stride;
+    if (far < 0) range.lo += far;
+    else range.hi += far;
+  }
+  return range;
+}
+
 Problem DropUnitDims(Problem problem) {
   if (problem.empty) return problem;
   std::erase_if(problem.dims, [](const Dim& d) { return d.n == 1; });
@@ -95,8 +136,14 @@ Problem WidenElement(Problem problem) {
   return problem;
 }
 
+Problem EnsureSourceColumn(Problem problem) {
+  if (problem.empty || problem.dims.empty() || SourceInnerDim(problem) >= 0) return problem;
+  problem.dims.insert(problem.dims.end() - 1, Dim{1, problem.elem_bytes, 0});
+  return problem;
+}
+
 Problem Fold(Problem problem) {
-  return WidenElement(FuseContiguous(DropUnitDims(std::move(problem))));
+  return EnsureSourceColumn(WidenElement(FuseContiguous(DropUnitDims(std::move(problem)))));
 }
 
 int64_t ProblemBytes(const Problem& problem) {

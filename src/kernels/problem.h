@@ -34,6 +34,21 @@ struct Problem {
 Expected<Problem> MakeProblem(std::span<const int64_t> shape, std::span<const int64_t> perm,
                               size_t elem_bytes);
 
+// The same for a source given by strides: element (i_0, ..., i_k) of the source (of `shape`,
+// already reshaped) is src_strides[0] * i_0 + ... bytes from the source pointer. Strides may
+// be zero (a broadcast view) or negative (a reversed slice); a view numpy or DLPack hands out
+// is read in place. Fails as MakeProblem, or kDimOverflow when an offset overflows int64.
+Expected<Problem> MakeStridedProblem(std::span<const int64_t> shape,
+                                     std::span<const int64_t> src_strides,
+                                     std::span<const int64_t> perm, size_t elem_bytes);
+
+// The source bytes a problem reads, [lo, hi) from the source pointer ({0, 0} when empty).
+struct ByteRange {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+ByteRange SourceRange(const Problem& problem);
+
 // Stage 1: removes extent-1 dims (they move nothing). Keeps `empty` problems as they are.
 Problem DropUnitDims(Problem problem);
 // Stage 2: merges dim i with dim i+1 when they are adjacent in both source and destination.
@@ -41,7 +56,12 @@ Problem FuseContiguous(Problem problem);
 // Stage 3: folds an innermost dim that stays innermost and contiguous on both sides into the
 // element (f32 rows of 16 become 64-byte elements).
 Problem WidenElement(Problem problem);
-// Stages 1-3 in order.
+// Stage 4: a strided source may leave no dim whose elements are adjacent in the source (a
+// slice with a step on its last axis); the planner's plane needs one as its columns, so an
+// extent-1 dim with source stride elem_bytes (and no destination stride) goes in before the
+// innermost dim. Dense problems always have one: they pass unchanged.
+Problem EnsureSourceColumn(Problem problem);
+// Stages 1-4 in order.
 Problem Fold(Problem problem);
 
 // Total bytes moved (0 for an empty problem).

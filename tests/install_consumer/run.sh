@@ -28,3 +28,17 @@ export LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib/x86_64-linux-gnu
 "$scratch/build/consumer"
 "$scratch/build/consumer_c"
 "$scratch/prefix/bin/iotx" --version
+# The Python module, when the build has it: imported from the prefix, not the build tree.
+module=$(find "$scratch/prefix" -name '_iotx*.so' | head -1)
+if [[ -n $module ]]; then
+  site=$(dirname "$(dirname "$module")")
+  PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 "${IOTX_PYTHON:-/usr/bin/python3}" - "$scratch/prefix" <<'PY'
+import sys
+import numpy as np
+import iotx
+assert iotx.__file__.startswith(sys.argv[1]), iotx.__file__
+a = np.arange(12, dtype=np.float32).reshape(3, 4)
+assert np.array_equal(iotx.apply(a, [3, 4], [1, 0]), a.T)
+print("python module", iotx.__version__, "from the prefix:", iotx.simplify([6144, 256], [3, 16, 128, 2, 2, 64], [0, 4, 5, 3, 1, 2]))
+PY
+fi
