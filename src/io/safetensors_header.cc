@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "core/text.h"
-#include "io/array.h"
+#include "io/descr.h"
 
 namespace iotx::io {
 namespace {

@@ -161,13 +161,14 @@ TEST(ReliabilityTest, SideFilesThatAreNotRegularFilesAreRefusedAtOnce) {
   fs::create_directories(dir / "work/sg00");
   ASSERT_EQ(mkfifo((dir / "work/io_transposes.json").c_str(), 0600), 0);
   {
-    io::Array a;
-    a.descr = "<f4";
-    a.itemsize = 4;
-    a.shape = {2, 3};
     const std::vector<std::byte> data(24, std::byte{1});
-    a.data = data;
-    ASSERT_TRUE(io::WritePickle(dir / "work/inp-000.p", std::vector<io::NamedArray>{{"a", a}}));
+    io::Tensor a;
+    a.name = "a";
+    a.descr = "<f4";
+    a.element_bits = 32;
+    a.shape = {2, 3};
+    a.stored = data;
+    ASSERT_TRUE(io::WritePickle(dir / "work/inp-000.p", std::span<const io::Tensor>(&a, 1)));
   }
   const xla::HloModuleProto module = LoadTextModule("jax_module.textproto");
   WriteFile(dir / "m.pb", module.SerializeAsString());

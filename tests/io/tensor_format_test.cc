@@ -50,9 +50,15 @@ TEST(TensorFormatTest, IotxReadsBackWhatItWritesForEveryNameLength) {
   for (size_t name_length = 1; name_length <= 200; ++name_length) {
     SCOPED_TRACE(name_length);
     const std::string name(name_length, 'n');
-    SafetensorsTensor tensor{name, "F32", Dims{1}, std::span<const std::byte>(data)};
+    Tensor tensor;
+    tensor.name = name;
+    tensor.dtype = "F32";
+    tensor.descr = "<f4";
+    tensor.element_bits = 32;
+    tensor.shape = Dims{1};
+    tensor.stored = data;
     const std::string path = dir / "out.safetensors";
-    ASSERT_TRUE(WriteSafetensors(path, std::span<const SafetensorsTensor>(&tensor, 1), std::nullopt));
+    ASSERT_TRUE(WriteSafetensors(path, std::span<const Tensor>(&tensor, 1), std::nullopt));
     const std::string bytes = test::ReadFile(path);
     EXPECT_EQ(DetectTensorFileFormat(Bytes(bytes), dir / "no_extension"),
               TensorFileFormat::kSafetensors);
@@ -61,14 +67,15 @@ TEST(TensorFormatTest, IotxReadsBackWhatItWritesForEveryNameLength) {
 
 TEST(TensorFormatTest, PicklesOfEveryProtocolStayPickles) {
   test::TempDir dir;
-  Array a;
-  a.descr = "<f4";
-  a.itemsize = 4;
-  a.shape = {2, 3};
   const std::vector<std::byte> data(24, std::byte{1});
-  a.data = data;
+  Tensor a;
+  a.name = "a";
+  a.descr = "<f4";
+  a.element_bits = 32;
+  a.shape = {2, 3};
+  a.stored = data;
   const std::string path = dir / "in.safetensors";  // a misleading name does not matter
-  ASSERT_TRUE(WritePickle(path, std::vector<NamedArray>{{"a", a}}));
+  ASSERT_TRUE(WritePickle(path, std::span<const Tensor>(&a, 1)));
   EXPECT_EQ(DetectTensorFileFormat(Bytes(test::ReadFile(path)), path), TensorFileFormat::kPickle);
   if (test::PythonHasNumpy()) {
     const test::ProcessResult made = test::RunPython(R"PY(
