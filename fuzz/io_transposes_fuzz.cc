@@ -49,9 +49,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     IOTX_FUZZ_CHECK(first->code == parsed.error().code);
     IOTX_FUZZ_CHECK(first->message == parsed.error().message);
     IOTX_FUZZ_CHECK(parsed.error().file == file);
-    IOTX_FUZZ_CHECK(!parsed.error().ToString().empty());
+    for (const iotx::Error& e : all) iotx::fuzz::CheckDiagnostic(e);
+    iotx::fuzz::CheckDiagnostic(parsed.error());
     return 0;
   }
+  iotx::fuzz::CheckParsedJsonHasNoNul(text);
+  for (const iotx::Warning& w : parsed->warnings) iotx::fuzz::CheckDiagnostic(w);
   // A file that parses has no problems but repeated names, which validate calls errors.
   IOTX_FUZZ_CHECK(all.size() == parsed->warnings.size());
   for (const iotx::Error& e : all) IOTX_FUZZ_CHECK(e.code == iotx::ErrorCode::kDuplicateInputName);
@@ -69,7 +72,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   IOTX_FUZZ_CHECK(iotx::SerializeIoTransposes(reparsed->specs) == serialized);
 
   for (const iotx::NamedSpec& entry : parsed->specs) {
+    // What validate passes, every command can use (issue 18, item 6): the name fits in
+    // value_<name>.npy, the reshape in a tensor.
     IOTX_FUZZ_CHECK(iotx::CheckInputName(entry.input_name).has_value());
+    IOTX_FUZZ_CHECK(entry.spec.reshape.size() <= iotx::kMaxRank);
+    IOTX_FUZZ_CHECK(("value_" + entry.input_name + ".npy").size() + 64 <= 255);
     CheckSimplify(entry.spec);
   }
   return 0;

@@ -18,10 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     IOTX_FUZZ_CHECK(!all.empty());
     IOTX_FUZZ_CHECK(all.front().code == parsed.error().code);
     IOTX_FUZZ_CHECK(all.front().key == parsed.error().key);
-    IOTX_FUZZ_CHECK(!parsed.error().ToString().empty());
+    for (const iotx::Error& e : all) iotx::fuzz::CheckDiagnostic(e);
+    iotx::fuzz::CheckDiagnostic(parsed.error());
     return 0;
   }
   IOTX_FUZZ_CHECK(all.empty());
+  iotx::fuzz::CheckParsedJsonHasNoNul(text);
 
   // Specs on every name the netlist mentions, in two halves: the second half combined onto
   // the first either succeeds completely or leaves the first untouched.

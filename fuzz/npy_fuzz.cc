@@ -6,12 +6,16 @@
 #include <cstdlib>
 #include <span>
 
+#include "fuzz_check.h"
 #include "io/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto tensor = iotx::io::ParseNpy(std::as_bytes(std::span(data, size)), nullptr, "fuzz.npy");
-  if (!tensor) return 0;
-  // Reading every byte lets ASan catch a view that points outside the input.
+  if (!tensor) {
+    iotx::fuzz::CheckDiagnostic(tensor.error());
+    return 0;
+  }
+  // Reading every byte lets ASan catch a view that points outside the input or buffer.
   volatile uint8_t sum = 0;
   for (std::byte b : tensor->stored) sum = sum + static_cast<uint8_t>(b);
   if (tensor->stored.size() != tensor->byte_size()) abort();

@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <span>
 
+#include "fuzz_check.h"
 #include "io/pickle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto tensors = iotx::io::ParsePickle(std::as_bytes(std::span(data, size)), nullptr, "fuzz.p");
-  if (!tensors) return 0;
+  if (!tensors) {
+    iotx::fuzz::CheckDiagnostic(tensors.error());
+    return 0;
+  }
   volatile uint8_t sum = 0;
   for (const iotx::io::Tensor& tensor : *tensors) {
     for (std::byte b : tensor.stored) sum = sum + static_cast<uint8_t>(b);

@@ -1,6 +1,7 @@
 // Printing diagnostics the same way from every subcommand.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,17 @@ namespace iotx::cli {
 void PrintError(const Error& error);
 void PrintWarning(const Warning& warning);
 
-// One JSON object per diagnostic: {"severity", "code", "message", "file", "element", "key"}.
+// Problems of a file found beyond those a check lists.
+struct NotListedCount {
+  std::string file;
+  size_t count = 0;
+};
+
+// One JSON object per diagnostic: {"severity", "code", "message", "file", "element", "key"};
+// a file with problems beyond those listed adds {"severity": "error", "code": null,
+// "message": "N more problems not listed", "file", "not_listed": N}.
 std::string DiagnosticsToJson(const std::vector<Error>& errors,
-                              const std::vector<Warning>& warnings);
+                              const std::vector<Warning>& warnings,
+                              const std::vector<NotListedCount>& not_listed = {});
 
 }  // namespace iotx::cli

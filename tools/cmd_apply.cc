@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "core/text.h"
 #include "cmd_apply.h"
 #include "command.h"
 #include "producer/apply.h"
@@ -23,13 +24,13 @@ bool ParseNpyInputs(const std::vector<std::string>& args, std::vector<producer::
   for (const std::string& arg : args) {
     const size_t eq = arg.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) {
-      std::cerr << "iotx apply: --input expects NAME=FILE.npy, got \"" << arg << "\"\n";
+      std::cerr << "iotx apply: --input expects NAME=FILE.npy, got " << Excerpt(arg) << "\n";
       return false;
     }
     producer::NpyInput input{arg.substr(0, eq), arg.substr(eq + 1)};
     for (const producer::NpyInput& earlier : out) {
       if (earlier.name == input.name) {
-        std::cerr << "iotx apply: --input " << input.name << " is given twice\n";
+        std::cerr << "iotx apply: --input " << Excerpt(input.name) << " is given twice\n";
         return false;
       }
     }
@@ -68,8 +69,9 @@ void PrintReport(const producer::ApplyReport& report, const std::string& out_dir
   char rate[64];
   std::snprintf(rate, sizeof(rate), "%.3f s, %.2f GB/s", seconds,
                 seconds > 0 ? static_cast<double>(report.total_bytes) / seconds / 1e9 : 0.0);
-  std::cout << "wrote " << Plural(report.files.size(), "file") << " in " << out_dir << ": "
-            << Plural(report.tensors.size(), "tensor") << ", " << BytesWithUnit(report.total_bytes)
+  std::cout << "wrote " << Plural(report.files.size(), "file") << " in " << EscapeControl(out_dir)
+            << ": " << Plural(report.tensors.size(), "tensor") << ", "
+            << BytesWithUnit(report.total_bytes)
             << " (" << rate << ")\n";
   if (!report.skipped.empty()) {
     std::cout << "skipped " << Plural(report.skipped.size(), "shard")

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_output.h"
+#include "core/text.h"
 #include "cmd_inspect.h"
 #include "command.h"
 #include "iotx/dims.h"
@@ -19,15 +20,33 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 
+// Built with += only: GCC 12 reports a false -Wrestrict on "literal" + std::string&& here.
 std::string Describe(const hlo::InstructionSummary& instruction) {
-  return "\"" + instruction.name + "\" (id " + std::to_string(instruction.id) + ") " +
-         instruction.opcode + " " + instruction.shape;
+  std::string out = "\"";
+  out += EscapeControl(instruction.name);
+  out += "\" (id ";
+  out += std::to_string(instruction.id);
+  out += ") ";
+  out += EscapeControl(instruction.opcode);
+  out += ' ';
+  out += instruction.shape;
+  return out;
 }
 
 std::string DescribeOperand(const hlo::NeffOperandSummary& operand) {
-  std::string out =
-      operand.name.empty() ? "id " + std::to_string(operand.id) : "\"" + operand.name + "\"";
-  if (!operand.neff_input_name.empty()) out += " as " + operand.neff_input_name;
+  std::string out;
+  if (operand.name.empty()) {
+    out = "id ";
+    out += std::to_string(operand.id);
+  } else {
+    out = "\"";
+    out += EscapeControl(operand.name);
+    out += '"';
+  }
+  if (!operand.neff_input_name.empty()) {
+    out += " as ";
+    out += EscapeControl(operand.neff_input_name);
+  }
   if (operand.valid) out += *operand.valid ? ": fed" : ": zero-sized, not fed";
   if (operand.transpose) {
     out += ", reshape " + ToString(operand.transpose->reshape) + " transpose " +
@@ -39,28 +58,29 @@ std::string DescribeOperand(const hlo::NeffOperandSummary& operand) {
 }
 
 void PrintText(const hlo::ModuleSummary& summary) {
-  std::cout << "module \"" << summary.name << "\" (id " << summary.id << "), "
+  std::cout << "module \"" << EscapeControl(summary.name) << "\" (id " << summary.id << "), "
             << summary.num_computations << " computations"
             << (summary.has_schedule ? ", scheduled" : "") << '\n';
-  std::cout << "entry computation \"" << summary.entry_name << "\" (id " << summary.entry_id
+  std::cout << "entry computation \"" << EscapeControl(summary.entry_name) << "\" (id " << summary.entry_id
             << "): " << summary.parameters.size() << " parameters, " << summary.entry_instructions
             << " instructions\n";
   for (const hlo::ParameterSummary& parameter : summary.parameters) {
-    std::cout << "  parameter " << parameter.number << "  \"" << parameter.instruction.name << "\"";
+    std::cout << "  parameter " << parameter.number << "  \""
+              << EscapeControl(parameter.instruction.name) << "\"";
     if (parameter.frontend_name != parameter.instruction.name) {
-      std::cout << " as " << parameter.frontend_name;
+      std::cout << " as " << EscapeControl(parameter.frontend_name);
     }
     std::cout << "  " << parameter.instruction.shape << '\n';
   }
   std::cout << "root "
             << (summary.root ? Describe(*summary.root) : "(root_id names no instruction)") << '\n';
   for (const hlo::NeffCallSummary& call : summary.neff_calls) {
-    std::cout << "AwsNeuronNeff call \"" << call.instruction.name << "\" (id "
-              << call.instruction.id << ") in \"" << call.computation << "\": NEFF "
+    std::cout << "AwsNeuronNeff call \"" << EscapeControl(call.instruction.name) << "\" (id "
+              << call.instruction.id << ") in \"" << EscapeControl(call.computation) << "\": NEFF "
               << call.neff_bytes << " bytes, " << call.operands.size() << " operands, result "
               << call.instruction.shape << '\n';
     for (const auto& [key, value] : call.attributes) {
-      std::cout << "  " << key << "=\"" << value << "\"\n";
+      std::cout << "  " << EscapeControl(key) << "=\"" << EscapeControl(value) << "\"\n";
     }
     for (size_t i = 0; i < call.operands.size(); ++i) {
       std::cout << "  operand " << i << " " << DescribeOperand(call.operands[i]) << '\n';

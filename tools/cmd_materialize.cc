@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli_output.h"
+#include "core/text.h"
 #include "cmd_materialize.h"
 #include "command.h"
 #include "producer/materialize.h"
@@ -25,7 +26,8 @@ const char* OutcomeName(files::LinkOutcome outcome) {
 }
 
 void PrintReport(const producer::MaterializeReport& report, bool verify) {
-  std::cout << "materialize " << report.root.string() << (verify ? " (verify)" : "") << '\n';
+  std::cout << "materialize " << EscapeControl(report.root.string()) << (verify ? " (verify)" : "")
+            << '\n';
   for (const producer::TensorReport& tensor : report.inputs) {
     std::cout << "  " << DescribeTensor(tensor, report.root) << '\n';
   }
@@ -48,8 +50,8 @@ void PrintReport(const producer::MaterializeReport& report, bool verify) {
             << " replaced, " << counts[2] << " unchanged)\n";
   for (const producer::LinkMade& link : report.links) {
     if (link.outcome == files::LinkOutcome::kUnchanged) continue;
-    std::cout << "  " << link.link.string() << " -> " << link.target.string() << " ("
-              << OutcomeName(link.outcome) << ")\n";
+    std::cout << "  " << EscapeControl(link.link.string()) << " -> "
+              << EscapeControl(link.target.string()) << " (" << OutcomeName(link.outcome) << ")\n";
   }
 }
 
@@ -63,7 +65,9 @@ int RunMaterialize(const MaterializeArgs& args) {
   }
   for (const Warning& warning : report->warnings) PrintWarning(warning);
   if (!report->nothing_to_do.empty()) {
-    if (!args.quiet) std::cout << "materialize: " << report->nothing_to_do << "; nothing to do\n";
+    if (!args.quiet) {
+      std::cout << "materialize: " << EscapeControl(report->nothing_to_do) << "; nothing to do\n";
+    }
     return kExitOk;
   }
   if (!args.quiet) PrintReport(*report, args.verify);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "core/text.h"
 #include "cmd_validate.h"
 #include "command.h"
 #include "schema/validate_files.h"
@@ -15,14 +16,21 @@ namespace iotx::cli {
 int RunValidate(const ValidateOptions& options) {
   const schema::ValidateReport report =
       schema::ValidateFiles({options.files, options.netlist, options.modular});
+  std::vector<NotListedCount> not_listed;
+  for (const auto& n : report.not_listed) not_listed.push_back({n.file, n.count});
   if (options.json) {
-    std::cout << DiagnosticsToJson(report.errors, report.warnings) << '\n';
+    std::cout << DiagnosticsToJson(report.errors, report.warnings, not_listed) << '\n';
   } else {
     for (const Warning& w : report.warnings) PrintWarning(w);
     for (const Error& e : report.errors) PrintError(e);
-    for (const std::string& line : report.summaries) std::cout << line << '\n';
+    for (const NotListedCount& n : not_listed) {
+      std::cerr << "iotx: error: " << EscapeControl(n.file) << ": " << n.count << " more problem"
+                << (n.count == 1 ? "" : "s") << " not listed\n";
+    }
+    // Summaries name files: escaped like every diagnostic.
+    for (const std::string& line : report.summaries) std::cout << EscapeControl(line) << '\n';
   }
-  return report.errors.empty() ? kExitOk : kExitFailure;
+  return report.errors.empty() && not_listed.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace iotx::cli

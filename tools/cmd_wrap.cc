@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "cli_output.h"
+#include "core/text.h"
 #include "cmd_wrap.h"
 #include "command.h"
+#include "files/output_target.h"
 #include "iotx/io_transposes.h"
 #include "hlo/wrap.h"
 #include "hlo/wrap_files.h"
@@ -56,20 +58,26 @@ int RunWrap(const WrapOptions& options) {
   };
   auto request = MakeLoadRequest(options);
   if (!request) return fail(request.error());
+  // The module may be going to stdout (--output /dev/stdout, a FIFO): then what the command
+  // says goes to stderr, so the bytes that follow are the module alone.
+  const bool stream_output =
+      files::ClassifyTarget(options.output) == files::TargetKind::kStream;
+  std::ostream& info = stream_output ? std::cerr : std::cout;
   // The original wrapper logs each partition file as it reads it; scripts grep for this line.
   for (const std::string& file : request->modular_files) {
-    std::cout << "Processing io transpose file: " << file << '\n';
+    info << "Processing io transpose file: " << EscapeControl(file) << '\n';
   }
   auto report = hlo::WrapFiles({*request, options.hlo, options.neff, options.output});
   if (!report) return fail(report.error());
   for (const Warning& warning : report->warnings) PrintWarning(warning);
   if (!report->produced) {
-    std::cout << hlo::kNothingToWrapMessage << '\n';
+    info << hlo::kNothingToWrapMessage << '\n';
     return kExitOk;
   }
-  std::cout << "wrote " << options.output << ": AwsNeuronNeff over " << report->num_parameters
-            << " parameters, " << report->num_transposed << " with a transpose, "
-            << report->num_zero_sized << " zero-sized; NEFF " << report->neff_bytes << " bytes\n";
+  info << "wrote " << EscapeControl(options.output) << ": AwsNeuronNeff over "
+       << report->num_parameters << " parameters, " << report->num_transposed
+       << " with a transpose, " << report->num_zero_sized << " zero-sized; NEFF "
+       << report->neff_bytes << " bytes\n";
   return kExitOk;
 }
 

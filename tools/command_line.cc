@@ -36,6 +36,24 @@ CLI::Validator IntListValidator() {
       /*validator_desc=*/"");
 }
 
+// A number option that must be at least `min` ("0 or more", "more than 0" for min_exclusive):
+// says so in those words, where CLI11's ranges print the bounds of a double (300 digits).
+CLI::Validator AtLeast(double min, bool min_exclusive) {
+  const std::string bound =
+      min_exclusive ? "more than " + CLI::detail::to_string(min)
+                    : CLI::detail::to_string(min) + " or more";
+  return CLI::Validator(
+      [min, min_exclusive, bound](std::string& value) -> std::string {
+        double number = 0;
+        if (!CLI::detail::lexical_cast(value, number)) return "'" + value + "' is not a number";
+        if (number < min || (min_exclusive && number == min)) {
+          return "must be " + bound + ", got " + value;
+        }
+        return std::string();
+      },
+      min_exclusive ? "POSITIVE" : "NONNEGATIVE");
+}
+
 // The options `iotx plan` and `iotx bench` share.
 void AddPermuteOptions(CLI::App* cmd, PermuteArgs& args) {
   cmd->add_option("--dtype", args.dtype,
@@ -268,8 +286,15 @@ void AddWrapCommand(CLI::App& app, CommandContext& ctx) {
       ->required();
   CLI::Option_group* source = cmd->add_option_group(
       "io_transposes", "Exactly one of the single or the modular io_transposes");
-  source->add_option("--io_transposes,--io-transposes", options->io_transposes,
-                     "One io_transposes.json, e.g. --io_transposes io_transposes.json");
+  source
+      ->add_option("--io_transposes,--io-transposes", options->io_transposes,
+                   "One io_transposes.json, e.g. --io_transposes io_transposes.json")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.empty() ? std::string("is empty; give the io_transposes.json to use")
+                                 : std::string();
+          },
+          ""));
   source
       ->add_option("--modular-io-transposes", options->modular,
                    "The per-partition io_transposes.json files of the modular flow, space\n"
@@ -283,6 +308,18 @@ void AddWrapCommand(CLI::App& app, CommandContext& ctx) {
                       "two or more modular files, e.g. --netlist hlo_netlist.json")
           ->capture_default_str();
   cmd->callback([options, netlist, &ctx] {
+    // An empty file list is a usage error (exit 2), not a file that cannot be opened.
+    if (options->io_transposes.empty() && !options->modular.empty()) {
+      bool any = false;
+      for (const std::string& value : options->modular) {
+        any = any || value.find_first_not_of(" \t\n") != std::string::npos;
+      }
+      if (!any) {
+        throw CLI::ValidationError("--modular-io-transposes",
+                                   "names no file; give the partition files, space separated, "
+                                   "e.g. \"sg00/io_transposes.json sg01/io_transposes.json\"");
+      }
+    }
     options->netlist_given = netlist->count() > 0;
     ctx.exit_code = RunWrap(*options);
   });
@@ -313,7 +350,7 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
   AddPermuteOptions(cmd, args->permute);
   cmd->add_option("--threads", args->threads,
                   "Upper bound on threads (PlanOptions::max_threads), e.g. 2; 0 = the arena's")
-      ->check(CLI::NonNegativeNumber)
+      ->check(AtLeast(0, /*min_exclusive=*/false))
       ->capture_default_str();
   cmd->add_option("--stores", args->stores,
                   "auto (streaming only for large outputs), regular or streaming, e.g. streaming")
@@ -336,14 +373,14 @@ void AddBenchCommand(CLI::App& app, CommandContext& ctx) {
   AddPermuteOptions(cmd, args->permute);
   cmd->add_option("--threads", args->threads,
                   "Threads for the kernel and for the memcpy baseline (split in equal parts), e.g. 2")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(1, /*min_exclusive=*/false))
       ->capture_default_str();
   cmd->add_option("--reps", args->reps, "Timed repetitions after warm-up, e.g. 21")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(1, /*min_exclusive=*/false))
       ->capture_default_str();
   cmd->add_option("--min-seconds", args->min_seconds,
                   "Each repetition runs the case back to back for at least this long, e.g. 0.05")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeast(0, /*min_exclusive=*/true))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
   cmd->add_option("--stores", args->stores,

@@ -17,7 +17,8 @@ std::string DescribeTensor(const producer::TensorReport& tensor,
   line += ", " + BytesWithUnit(tensor.bytes) + ", ";
   line += tensor.transposed ? "transposed" : "copied unchanged (no spec)";
   if (!tensor.file.empty()) line += " -> " + tensor.file.lexically_relative(base).string();
-  return line;
+  // Names and dtype strings come from the files: escaped so none can forge a line.
+  return EscapeControl(line);
 }
 
 }  // namespace iotx::cli

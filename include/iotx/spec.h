@@ -55,8 +55,9 @@ class IOTX_API SpecMap {
   std::unordered_map<std::string, size_t> index_;
 };
 
-// SPEC section 1 semantic checks on one spec: `transpose` is a permutation of
-// 0..len(reshape)-1, every reshape dim is >= 0, and the product fits in int64.
+// SPEC section 1 semantic checks on one spec: at most kMaxRank reshape dims (kTooManyDims),
+// `transpose` is a permutation of 0..len(reshape)-1, every reshape dim is >= 0, and the
+// product fits in int64. Messages show at most 16 values of a long list.
 IOTX_API Status ValidateSpec(const TransposeSpec& spec);
 
 // Whether `spec` can be applied to a tensor of `shape`: the spec is valid (ValidateSpec, its
@@ -72,7 +73,8 @@ IOTX_API Status CheckSpecFits(const TransposeSpec& spec, std::span<const int64_t
 IOTX_API Dims DeviceShape(const TransposeSpec& spec);
 
 // Refuses names that cannot be used inside a file name (value_<name>.npy): empty, ".", "..",
-// or containing '/', '\\' or NUL. kUnsafeName.
+// containing '/', '\\' or NUL, or longer than 181 bytes (value_<name>.npy and the temporary
+// it is written through must fit in NAME_MAX, 255 bytes). kUnsafeName.
 IOTX_API Status CheckInputName(std::string_view name);
 
 // SPEC section 2: merges reshape dims i, i+1 that are neighbours (i, i+1) in `transpose`

@@ -3,8 +3,14 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/text.h"
+
 namespace iotx {
 namespace {
+
+// The most bytes of a message ToString() prints. Real messages are under 1 KiB; one that
+// echoes a megabyte of input should not become a megabyte of log.
+constexpr size_t kMaxMessageBytes = 4096;
 
 struct CodeEntry {
   ErrorCode code;
@@ -80,19 +86,30 @@ std::string Error::ToString() const {
 }
 
 std::string Error::Describe() const {
-  // [file: ][element N, ][key "k": ]message
+  // [file: ][element N, ][key "k": ]message, every part escaped (EscapeControl): names and
+  // paths come from files and command lines, and a newline or an escape sequence in one must
+  // not forge a log line or drive the terminal.
   std::string location;
   auto add = [&location](const std::string& part) {
     if (!location.empty()) location += ", ";
     location += part;
   };
   if (element >= 0) add("element " + std::to_string(element));
-  if (!key.empty()) add("key \"" + key + "\"");
+  if (!key.empty()) add("key " + Excerpt(key));
 
   std::string out;
-  if (!file.empty()) out += file + ": ";
+  if (!file.empty()) out += EscapeControl(file) + ": ";
   if (!location.empty()) out += location + ": ";
-  out += message;
+  // Messages echo what they found; the sources cut long names and lists (Excerpt, ShortList),
+  // and this bound catches any that does not.
+  if (message.size() > kMaxMessageBytes) {
+    size_t cut = kMaxMessageBytes;
+    while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+    out += EscapeControl(std::string_view(message).substr(0, cut));
+    out += "... (message cut: " + std::to_string(message.size()) + " bytes)";
+  } else {
+    out += EscapeControl(message);
+  }
   return out;
 }
 

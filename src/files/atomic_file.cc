@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "files/output_target.h"
 #include "files/path_safety.h"
 #include "files/system_error.h"
 
@@ -78,6 +79,8 @@ Expected<AtomicFile> AtomicFile::Create(const std::filesystem::path& path,
     return Fail(Error(ErrorCode::kIoWrite, "not a file name").InFile(path.string()));
   }
   if (!options.root.empty()) IOTX_RETURN_IF_ERROR(CheckRoot(path, options.root));
+  // The rename at Commit() replaces whatever is at the final name: only ever a regular file.
+  IOTX_RETURN_IF_ERROR(CheckReplaceable(path));
 
   std::filesystem::path dir = path.parent_path();
   for (int attempt = 0; attempt < kTempNameAttempts; ++attempt) {

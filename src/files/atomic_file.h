@@ -41,7 +41,9 @@ struct AtomicFileOptions {
 class AtomicFile {
  public:
   // Creates the temporary file beside `path` (mode 0666 minus the umask). Errors: kPathUnsafe,
-  // kNotADirectory (bad root), kIoWrite (the directory does not exist or is not writable).
+  // kNotADirectory (bad root), kIoWrite (the directory does not exist or is not writable, or a
+  // directory is at `path`), kNotRegularFile (a device, FIFO or socket is at `path`, or it
+  // leads through a process's descriptors like /dev/stdout: CheckReplaceable).
   static Expected<AtomicFile> Create(const std::filesystem::path& path,
                                      const AtomicFileOptions& options = {});
 

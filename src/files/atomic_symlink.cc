@@ -1,4 +1,5 @@
 #include "files/atomic_symlink.h"
+#include "files/output_target.h"
 #include "files/system_error.h"
 
 #include <unistd.h>
@@ -46,6 +47,16 @@ Expected<LinkOutcome> ReplaceSymlink(const std::filesystem::path& target,
     if (std::filesystem::read_symlink(link, ec) == target && !ec) return LinkOutcome::kUnchanged;
     outcome = LinkOutcome::kReplaced;
   } else if (std::filesystem::exists(status)) {
+    // Only a regular file is ever renamed over; a device, FIFO or socket stays.
+    IOTX_RETURN_IF_ERROR(CheckReplaceable(link));
+    // The file the link would lead to, reached through an aliased directory (a partition dir
+    // that is a link to the source dir): replacing it by a link to itself would lose it.
+    if (std::filesystem::equivalent(link, target, ec) && !ec) {
+      return Fail(Error(ErrorCode::kSelfLink,
+                        "is the very file the link would point to ('" + target.string() +
+                            "'); replacing it with a link to itself would lose it")
+                      .InFile(link.string()));
+    }
     outcome = LinkOutcome::kReplaced;
   }
 

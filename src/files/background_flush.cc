@@ -4,6 +4,9 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <exception>
+#include <new>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -36,6 +39,22 @@ Status BackgroundFlush::Drain() {
   return first_failure_;
 }
 
+namespace {
+
+// An exception must not leave this thread (std::terminate): out of memory inside a job (its
+// error message, a commit's path) becomes its failure like any other.
+Status RunJob(const std::function<Status()>& job) noexcept {
+  try {
+    return job();
+  } catch (const std::bad_alloc&) {
+    return Fail(ErrorCode::kOutOfMemory, "out of memory while writing a finished file to disk");
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kInternal, std::string("background write failed: ") + e.what());
+  }
+}
+
+}  // namespace
+
 void BackgroundFlush::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -53,7 +72,7 @@ void BackgroundFlush::Run() {
     }
     busy_ = true;
     lock.unlock();
-    Status status = job();
+    Status status = RunJob(job);
     lock.lock();
     busy_ = false;
     if (!status && first_failure_) first_failure_ = std::move(status);

@@ -1,5 +1,4 @@
 #include "files/read_text_file.h"
-#include "files/system_error.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,6 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
+
+#include "core/text.h"
+#include "files/output_target.h"
+#include "files/system_error.h"
 
 namespace iotx::files {
 namespace {
@@ -26,48 +30,57 @@ class FileDescriptor {
   int fd_;
 };
 
-Error IoError(ErrorCode code, const std::string& what, const std::string& path, int err) {
-  return SystemError(code, what, path, err);
+Error TooLarge(const std::string& path, const std::string& what) {
+  return Error(ErrorCode::kJsonTooLarge,
+               what + "; a JSON side-file may have at most " + FormatBytes(kMaxSideFileBytes) +
+                   " (these files hold a few hundred specs or names)")
+      .InFile(path);
 }
 
 }  // namespace
 
 Expected<std::string> ReadTextFile(const std::string& path) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return Fail(IoError(ErrorCode::kIoOpen, "cannot open", path, errno));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; it is refused
+  // below, before anything is read.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) return Fail(SystemError(ErrorCode::kIoOpen, "cannot open", path, errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) {
-    return Fail(IoError(ErrorCode::kIoOpen, "cannot stat", path, errno));
+    return Fail(SystemError(ErrorCode::kIoOpen, "cannot stat", path, errno));
   }
   if (S_ISDIR(st.st_mode)) {
     return Fail(Error(ErrorCode::kIoOpen, "is a directory, expected a JSON file").InFile(path));
   }
-  std::string text;
-  if (S_ISREG(st.st_mode)) {
-    if (st.st_size > kMaxSideFileBytes) {
-      return Fail(Error(ErrorCode::kJsonTooLarge,
-                        "file has " + std::to_string(st.st_size) + " bytes, more than the " +
-                            std::to_string(kMaxSideFileBytes) + " a JSON side-file may have")
-                      .InFile(path));
-    }
-    text.reserve(static_cast<size_t>(st.st_size));
+  if (!S_ISREG(st.st_mode)) {
+    return Fail(Error(ErrorCode::kIoOpen, "is " + DescribeTarget(path) +
+                                              ", not a regular file; a JSON side-file is read "
+                                              "only from a regular file")
+                    .InFile(path));
   }
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Fail(IoError(ErrorCode::kIoRead, "read failed", path, errno));
+  if (st.st_size > kMaxSideFileBytes) {
+    return Fail(TooLarge(path, "file has " + FormatBytes(static_cast<uint64_t>(st.st_size))));
+  }
+  std::string text;
+  try {
+    text.reserve(static_cast<size_t>(st.st_size));
+    char buffer[65536];
+    for (;;) {
+      const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return Fail(SystemError(ErrorCode::kIoRead, "read failed", path, errno));
+      }
+      if (n == 0) break;
+      // A file that grows while it is read is bounded all the same.
+      if (static_cast<int64_t>(text.size()) + n > kMaxSideFileBytes) {
+        return Fail(TooLarge(path, "file grew past the limit while being read"));
+      }
+      text.append(buffer, static_cast<size_t>(n));
     }
-    if (n == 0) break;
-    // Pipes and other non-regular files have no size up front; bound them while reading.
-    if (static_cast<int64_t>(text.size()) + n > kMaxSideFileBytes) {
-      return Fail(Error(ErrorCode::kJsonTooLarge, "file is larger than the " +
-                                                      std::to_string(kMaxSideFileBytes) +
-                                                      " bytes a JSON side-file may have")
-                      .InFile(path));
-    }
-    text.append(buffer, static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    return Fail(Error(ErrorCode::kOutOfMemory, "out of memory reading " +
+                                                   FormatBytes(static_cast<uint64_t>(st.st_size)))
+                    .InFile(path));
   }
   return text;
 }

@@ -12,6 +12,7 @@
 
 #include "files/atomic_file.h"
 #include "files/mapped_file.h"
+#include "files/output_target.h"
 #include "iotx/attributes.h"
 #include "hlo/hlo_shape.h"
 
@@ -113,6 +114,12 @@ Expected<std::string> SerializeModule(const xla::HloModuleProto& module) {
 Status WriteModule(const xla::HloModuleProto& module, const std::string& path) {
   auto size = SerializedSize(module);
   if (!size) return Fail(std::move(size).error().InFile(path));
+  if (files::ClassifyTarget(path) == files::TargetKind::kStream) {
+    // A FIFO, /dev/stdout or /dev/null: the bytes go into it (files::WriteOutputFile).
+    std::string bytes(*size, '\0');
+    SerializeInto(module, std::as_writable_bytes(std::span<char>(bytes.data(), bytes.size())));
+    return files::WriteOutputFile(path, std::as_bytes(std::span<const char>(bytes)));
+  }
   IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path));
   // Serializing straight into the mapped file keeps one copy of a large NEFF in memory, not two.
   IOTX_ASSIGN_OR_RETURN(std::span<std::byte> out, file.Map(*size));

@@ -26,8 +26,10 @@ Expected<xla::HloModuleProto> ReadModule(const std::string& path);
 // same bytes. kHloFormat past protobuf's 2 GiB message limit.
 Expected<std::string> SerializeModule(const xla::HloModuleProto& module);
 
-// SerializeModule's bytes written to `path` atomically (io/atomic_file.h): the path holds the
-// old file or the complete new one, never a part. Errors name `path`.
+// SerializeModule's bytes written to `path` atomically (files/atomic_file.h): the path holds
+// the old file or the complete new one, never a part. A FIFO, character device or /dev/stdout
+// at `path` gets the bytes written into it instead (files::WriteOutputFile: what naming one
+// means); a socket or a block device is refused (kNotRegularFile). Errors name `path`.
 Status WriteModule(const xla::HloModuleProto& module, const std::string& path);
 
 // The index in module.computations() of the entry computation: the computation whose id is

@@ -37,6 +37,8 @@ std::string ShapeToString(const xla::ShapeProto& shape) {
   std::string out = PrimitiveTypeName(shape.element_type()) + "[";
   for (int i = 0; i < shape.dimensions_size(); ++i) {
     if (i > 0) out += ',';
+    // A dynamic dimension is a bound, written "<=10" as XLA's printer does.
+    if (i < shape.is_dynamic_dimension_size() && shape.is_dynamic_dimension(i)) out += "<=";
     out += std::to_string(shape.dimensions(i));
   }
   return out + "]";

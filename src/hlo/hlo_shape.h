@@ -14,7 +14,8 @@ namespace iotx::hlo {
 // value this schema does not list.
 std::string PrimitiveTypeName(int element_type);
 
-// "f32[6144,256]", "s32[]", "(f32[2], token[])": HLO text without layouts.
+// "f32[6144,256]", "s32[]", "(f32[2], token[])", "f32[<=10,4]" (a dynamic dimension is
+// printed as its bound): HLO text without layouts.
 std::string ShapeToString(const xla::ShapeProto& shape);
 
 // True for an array shape: neither a tuple nor token / opaque.

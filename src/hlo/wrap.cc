@@ -1,6 +1,8 @@
 #include "hlo/wrap.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -68,6 +70,27 @@ int64_t LargestInstructionId(const xla::HloModuleProto& module) {
 
 }  // namespace
 
+Status CheckNeffSize(const xla::HloModuleProto& module, uint64_t neff_bytes,
+                     const std::string& neff_file) {
+  // The wrapped module keeps everything but the entry computation's instructions (and the
+  // schedule), so its size is at least what is kept plus the NEFF.
+  uint64_t kept = module.ByteSizeLong();
+  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
+  if (Expected<int> entry = FindEntryComputation(module, neff_file)) {
+    const uint64_t entry_bytes = module.computations(*entry).ByteSizeLong();
+    kept -= std::min(kept, entry_bytes + module.schedule().ByteSizeLong());
+  }
+  if (neff_bytes > limit || kept + neff_bytes > limit) {
+    return Fail(Error(ErrorCode::kHloFormat,
+                      "the NEFF has " + FormatBytes(neff_bytes) +
+                          ", so the wrapped module would have more than protobuf's 2 GiB "
+                          "message limit (" +
+                          FormatBytes(kept) + " of the module are kept besides it)")
+                    .InFile(neff_file));
+  }
+  return Ok();
+}
+
 Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff, const SpecMap& specs,
                                 const std::string& module_file) {
   IOTX_ASSIGN_OR_RETURN(const int entry_index, FindEntryComputation(module, module_file));
@@ -127,7 +150,8 @@ Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff, co
   call.set_opcode(std::string(kCustomCallOpcode));
   call.set_custom_call_target(std::string(kAwsNeuronNeffTarget));
   *call.mutable_shape() = root.shape();
-  *call.mutable_frontend_attributes() = root.frontend_attributes();
+  // Only our three attributes: the old root's (whatever its frontend put there) described an
+  // instruction that is gone, and a runtime reading the call must see the wrapper's alone.
   if (root.opcode() == "parameter") {
     // The parameter stays, so the call cannot take over its id or name.
     call.set_id(LargestInstructionId(module) + 1);

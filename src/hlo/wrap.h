@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +35,8 @@ struct WrapResult {
 //   operand_ids = the parameters in parameter-number order, and the original root's id, name
 //   and shape — a tuple result stays the custom-call's own tuple shape, so root_id and the
 //   program shapes stay valid without get-tuple-element / tuple instructions;
-// - frontend_attributes: the original root's (NKIPy's neff_output_names describes the same
-//   outputs) plus valid_inputs, required_transpose and neff_input_names (attributes.h);
+// - frontend_attributes: valid_inputs, required_transpose and neff_input_names
+//   (attributes.h), and nothing else: none of the original root's;
 // - specs match parameters by frontend name (hlo_module.h); product(reshape) must equal the
 //   parameter's element count, else NCC_IHNW003; a spec on a tuple-shaped parameter is
 //   kHloStructure;
@@ -44,5 +45,12 @@ struct WrapResult {
 // If the root was itself a parameter, the custom-call gets a fresh id and name.
 Expected<WrapResult> WrapModule(xla::HloModuleProto module, std::string neff, const SpecMap& specs,
                                 const std::string& module_file);
+
+// Whether a NEFF of `neff_bytes` fits in the wrapped `module` at all: the module keeps
+// everything but its entry computation's instructions, and protobuf messages are limited to
+// 2 GiB. kHloFormat naming `neff_file` otherwise — decided from the size, before the NEFF is
+// read (a 2.2 GB NEFF used to be read and copied, 4.5 GB of memory, before this was found).
+Status CheckNeffSize(const xla::HloModuleProto& module, uint64_t neff_bytes,
+                     const std::string& neff_file);
 
 }  // namespace iotx::hlo

@@ -5,6 +5,7 @@
 
 #include "files/mapped_file.h"
 #include "io/py_literal.h"
+#include "core/text.h"
 #include "core/utf8.h"
 
 namespace iotx::io {
@@ -47,14 +48,18 @@ Status ReadHeaderDict(const PyLiteral& dict, std::string_view file_name, NpyHead
           "header dict key is " + std::string(PyKindName(key.kind)) + ", expected a string",
           file_name));
     }
+    // The message names the header key itself, and the error's key is left to the caller:
+    // a loader puts the tensor's name there (AtKey replaces the key), which used to drop
+    // the header key from the message.
+    const std::string where = "header key " + Excerpt(key.str);
     auto key_error = [&](ErrorCode code, const std::string& message) {
-      return Fail(NpyError(code, message, file_name).AtKey(key.str));
+      return Fail(NpyError(code, where + " " + message, file_name));
     };
-    if (!seen.insert(key.str).second) return key_error(ErrorCode::kNpyFormat, "key repeated");
+    if (!seen.insert(key.str).second) return key_error(ErrorCode::kNpyFormat, "is repeated");
     if (key.str == "descr") {
       if (value.kind == PyLiteral::Kind::kList) {
         return key_error(ErrorCode::kNpyUnsupported,
-                         "structured dtypes (a list of fields) are not supported");
+                         "is a list of fields: structured dtypes are not supported");
       }
       if (value.kind != PyLiteral::Kind::kStr) {
         return key_error(ErrorCode::kNpyFormat,
@@ -63,10 +68,10 @@ Status ReadHeaderDict(const PyLiteral& dict, std::string_view file_name, NpyHead
       std::optional<DescrInfo> info = ParseDescr(value.str);
       if (!info || info->itemsize == 0) {
         return key_error(ErrorCode::kNpyUnsupported,
-                         "type '" + value.str +
-                             "' is not supported: expected a numpy type string with a nonzero "
-                             "size like '<f4', '|u1' or '<V2' (object and structured dtypes are "
-                             "not)");
+                         "names type " + Excerpt(value.str) +
+                             ", which is not supported: expected a numpy type string with a "
+                             "nonzero size like '<f4', '|u1' or '<V2' (object and structured "
+                             "dtypes are not)");
       }
       header.descr = value.str;
       header.info = *info;
@@ -82,26 +87,31 @@ Status ReadHeaderDict(const PyLiteral& dict, std::string_view file_name, NpyHead
                          "is " + std::string(PyKindName(value.kind)) + ", expected a tuple");
       }
       if (value.items.size() > kMaxRank) {
-        return key_error(ErrorCode::kNpyUnsupported, std::to_string(value.items.size()) +
+        return key_error(ErrorCode::kNpyUnsupported, "has " + std::to_string(value.items.size()) +
                                                          " dimensions, at most " +
                                                          std::to_string(kMaxRank) + " supported");
       }
       header.shape.clear();
       for (const PyLiteral& dim : value.items) {
         if (dim.kind != PyLiteral::Kind::kInt || dim.integer < 0) {
-          return key_error(ErrorCode::kNpyFormat, "dimensions must be non-negative integers");
+          return key_error(ErrorCode::kNpyFormat,
+                           "holds " + std::string(PyKindName(dim.kind)) +
+                               (dim.kind == PyLiteral::Kind::kInt ? " " + std::to_string(dim.integer) : "") +
+                               "; dimensions must be non-negative integers");
         }
         header.shape.push_back(dim.integer);
       }
     } else {
       return key_error(ErrorCode::kNpyFormat,
-                       "unexpected key; a .npy header has exactly descr, fortran_order, shape");
+                       "is unexpected; a .npy header has exactly descr, fortran_order, shape");
     }
   }
   for (const char* required : {"descr", "fortran_order", "shape"}) {
     if (!seen.count(required)) {
-      return Fail(
-          NpyError(ErrorCode::kNpyFormat, "header lacks the key", file_name).AtKey(required));
+      return Fail(NpyError(ErrorCode::kNpyFormat,
+                           std::string("header lacks the key '") + required +
+                               "'; a .npy header has exactly descr, fortran_order, shape",
+                           file_name));
     }
   }
   return Ok();

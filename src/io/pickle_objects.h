@@ -48,10 +48,11 @@ struct Tuple {
   std::vector<ValuePtr> items;
 };
 // A value read only to be refused with a clear message if it becomes a dict value: lists,
-// sets (whose contents are dropped) and ints beyond 64 bits.
+// sets and dicts other than the result (whose contents are dropped) and ints beyond 64 bits.
 struct Opaque {
-  std::string_view what;      // "a list", "a set", ...
-  bool is_container = false;  // APPEND(S)/ADDITEMS may add to it
+  std::string_view what;      // "a list", "a set", "a dict", ...
+  bool is_container = false;  // APPEND(S)/ADDITEMS, or SETITEM(S) for a mapping, may add to it
+  bool is_mapping = false;    // a dict: SETITEM(S) adds to it
 };
 struct DTypeObj {
   DescrInfo info;
@@ -60,6 +61,8 @@ struct DTypeObj {
 struct ArrayObj {
   std::optional<Tensor> array;  // empty between _reconstruct and its BUILD
 };
+// The result: the {name: array} dict a numpy-arrays pickle is (the first value it builds; a
+// dict built inside another value, such as a structured dtype's fields, is Opaque).
 struct Dict {
   std::vector<Tensor> items;  // named by their keys
   std::unordered_map<std::string, size_t> index;  // name -> position in items

@@ -315,6 +315,15 @@ class Machine {
     return PushNew(Value{global});
   }
 
+  // A dict built with nothing beneath it on the stack is the result {name: array}; a dict built
+  // inside another value (a structured dtype's fields: {field: (dtype, offset)}) is not, and
+  // its entries are no input names: it is kept opaque, so what refuses it is the value it is
+  // part of ("structured dtypes are not supported"), not "input 'x' is a tuple".
+  Value NewDict() const {
+    if (stack_.empty()) return Value{Dict{}};
+    return Value{Opaque{"a dict", /*is_container=*/true, /*is_mapping=*/true}};
+  }
+
   // A dict, list or set the pickle builds: the top-level dict is the result; anything else is
   // kept only to be refused with a clear message if it ends up as a dict value.
   Status AddToContainer(std::vector<ValuePtr> items, bool pairs) {
@@ -327,10 +336,11 @@ class Machine {
       return Ok();
     }
     const Opaque* container = std::get_if<Opaque>(&target->v);
-    if (pairs || container == nullptr || !container->is_container) {
+    if (container == nullptr || !container->is_container || pairs != container->is_mapping) {
       return Format(std::string(pairs ? "SETITEM" : "APPEND") + " on " + Describe(*target));
     }
-    return Ok();  // list and set contents are never needed
+    if (pairs && items.size() % 2 != 0) return Format("odd number of items for a dict");
+    return Ok();  // the contents of lists, sets and inner dicts are never needed
   }
 
   Status Step() {
@@ -437,10 +447,10 @@ class Machine {
         return PushTuple(std::move(items));
       }
       case kEmptyDict:
-        return PushNew(Value{Dict{}});
+        return PushNew(NewDict());
       case kDict: {
         IOTX_ASSIGN_OR_RETURN(auto items, PopMark());
-        IOTX_RETURN_IF_ERROR(PushNew(Value{Dict{}}));
+        IOTX_RETURN_IF_ERROR(PushNew(NewDict()));
         return AddToContainer(std::move(items), true);
       }
       case kEmptyList:

@@ -1,8 +1,10 @@
 #include "io/safetensors_header.h"
 
 #include <nlohmann/json.hpp>
+#include <new>
 #include <unordered_set>
 
+#include "core/text.h"
 #include "io/descr.h"
 
 namespace iotx::io {
@@ -165,8 +167,7 @@ class HeaderReader {
   }
 
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
-    // e.what(): "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-    return Fail(std::string("not valid JSON: ") + e.what());
+    return Fail("not valid JSON: " + std::string(JsonErrorText(e.what())));
   }
 
   Expected<SafetensorsHeader> Result(bool parsed) {
@@ -251,12 +252,20 @@ class HeaderReader {
 }  // namespace
 
 Expected<SafetensorsHeader> ParseSafetensorsHeader(std::string_view json) {
+  // nlohmann's lexer takes a NUL byte for the end of the input, so '{...}\0junk' would parse;
+  // JSON has no raw NUL anywhere (inside a string it must be escaped as \u0000).
+  if (const size_t nul = json.find('\0'); nul != std::string_view::npos) {
+    return Fail(ErrorCode::kSafetensorsFormat,
+                "header: not valid JSON: NUL byte at offset " + std::to_string(nul) +
+                    " of the header (JSON text holds none; the writer pads with spaces)");
+  }
   HeaderReader reader;
   bool parsed = false;
   try {
     parsed = nlohmann::json::sax_parse(json, &reader);
-  } catch (const std::exception& e) {  // only bad_alloc can escape the SAX parser
-    return Fail(ErrorCode::kSafetensorsFormat, std::string("header: ") + e.what());
+  } catch (const std::bad_alloc&) {  // the only exception the SAX parser lets through
+    return Fail(ErrorCode::kOutOfMemory, "out of memory reading a safetensors header of " +
+                                             std::to_string(json.size()) + " bytes");
   }
   return reader.Result(parsed);
 }

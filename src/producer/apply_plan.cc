@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/text.h"
+#include "io/descr.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "iotx/io_transposes.h"

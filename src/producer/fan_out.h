@@ -34,6 +34,17 @@ struct LinkMade {
 // Makes workdir.root/<dir>/<name> a symlink to real_path for every partition dir and source,
 // each replaced atomically (files::ReplaceSymlink), then syncs each partition dir. Stops at the first
 // failure (links made so far stay: each is complete, and a re-run finishes the rest).
-Expected<std::vector<LinkMade>> FanOut(const WorkDir& workdir, std::span<const LinkSource> sources);
+// A link location that resolves to its own source — a partition dir that is a symlink to
+// transposed_inputs/, transposed_inputs/ a symlink to a partition dir, a source that is a
+// symlink into a partition dir — already holds the file: it is skipped, never replaced by a
+// link to itself, and each partition dir with skips gets a note (kSelfLink) in `notes`.
+Expected<std::vector<LinkMade>> FanOut(const WorkDir& workdir, std::span<const LinkSource> sources,
+                                       std::vector<Warning>* notes = nullptr);
+
+// The fan-out's link locations that hold something it may not replace: for every partition
+// dir and name, an existing entry that is not a symlink must be a regular file
+// (files::CheckReplaceable: kNotRegularFile for a device, FIFO or socket, kIoWrite for a
+// directory). Checked before the first write, as the fan-out itself would refuse them.
+Status CheckFanOutTargets(const WorkDir& workdir, std::span<const std::string> names);
 
 }  // namespace iotx::producer

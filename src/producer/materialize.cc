@@ -82,7 +82,7 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
   for (const std::filesystem::path& dir : workdir.partition_dirs) {
     report.stale_temps_removed += files::RemoveStaleTemps(workdir.root / dir, link_names);
   }
-  IOTX_ASSIGN_OR_RETURN(report.links, FanOut(workdir, sources));
+  IOTX_ASSIGN_OR_RETURN(report.links, FanOut(workdir, sources, &report.warnings));
   return report;
 }
 

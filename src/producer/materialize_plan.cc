@@ -84,7 +84,10 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
     IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, workdir.io_transposes()));
   }
   // transposed_inputs/ and what is in it already (it is fanned out too) stay inside root.
-  IOTX_RETURN_IF_ERROR(ListLinkSources(workdir.root, workdir.transposed_dir()));
+  IOTX_ASSIGN_OR_RETURN(const std::vector<LinkSource> present,
+                        ListLinkSources(workdir.root, workdir.transposed_dir()));
+  std::vector<std::string> link_names;
+  for (const LinkSource& source : present) link_names.push_back(source.name);
   if (options.verify) {
     for (const PlannedInput& input : plan.inputs) {
       const std::string& name = tensors[input.tensor].name;
@@ -93,9 +96,12 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
       }
       IOTX_RETURN_IF_ERROR(
           CheckOutputFile(workdir.root, workdir.transposed_dir() / ValueFileName(name)));
+      link_names.push_back(ValueFileName(name));
     }
     IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, workdir.transposed_dir() / kTensorsFile));
   }
+  // Where the fan-out will put links: nothing there it may not replace.
+  IOTX_RETURN_IF_ERROR(CheckFanOutTargets(workdir, link_names));
   return plan;
 }
 

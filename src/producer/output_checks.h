@@ -12,12 +12,13 @@ namespace iotx::producer {
 std::string ValueFileName(const std::string& input_name);
 
 // The name is fit for value_<name>.npy: CheckInputName (not empty, ".", ".."; no '/', '\\',
-// NUL), and short enough that the file and the temporary it is written through stay within
-// NAME_MAX (kUnsafeName otherwise).
+// NUL; short enough that the file and the temporary it is written through stay within
+// NAME_MAX), kUnsafeName otherwise.
 Status CheckValueFileName(const std::string& input_name);
 
 // `path` resolves inside `root` — a symlink at `path` or on the way that leads out is
-// kPathUnsafe, as the write would land outside — and is not a directory (kIoWrite).
+// kPathUnsafe, as the write would land outside — and is not a directory (kIoWrite) nor a
+// device, FIFO or socket (kNotRegularFile, files::CheckReplaceable).
 Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path);
 
 }  // namespace iotx::producer

@@ -12,14 +12,12 @@
 #include "files/read_text_file.h"
 #include "io/npy.h"
 #include "io/pickle.h"
+#include "io/tensor_format.h"
 #include "iotx/spec.h"
 
 namespace iotx::producer {
 namespace {
 
-constexpr std::string_view kNpyMagic = "\x93NUMPY";
-constexpr std::byte kPickleProto{0x80};      // PROTO, the first opcode of protocols 2-5
-constexpr size_t kSafetensorsJsonStart = 8;  // after the little-endian u64 header length
 constexpr std::string_view kIndexSuffix = ".index.json";
 
 // Adds `file`'s tensors to `set` as a new source file.
@@ -272,30 +270,21 @@ Expected<TensorSet> LoadTensorFile(const std::filesystem::path& path) {
   if (IsShardIndexName(path)) return LoadShardIndex(path);
   IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file,
                         files::MappedFile::Open(path));
-  const std::span<const std::byte> bytes = file->bytes();
-  const std::string_view head(reinterpret_cast<const char*>(bytes.data()),
-                              std::min(bytes.size(), kNpyMagic.size()));
   TensorSet set;
   set.stem = path.stem().string();
-  if (head == kNpyMagic) {
-    return Fail(Error(ErrorCode::kInvalidArgument,
-                      "this is a .npy file, which holds one unnamed tensor: give it as "
-                      "--input NAME=" +
-                          path.string())
-                    .InFile(path.string()));
-  }
-  // A safetensors header is JSON that starts with '{' right after its 8-byte length. Anything
-  // else that is not named .safetensors goes to the pickle reader, which names what it finds
-  // (a forbidden global such as os.system, a protocol 0/1 pickle) instead of a safetensors
-  // header length made of pickle opcodes.
-  const bool safetensors_shape =
-      bytes.size() > kSafetensorsJsonStart && bytes[kSafetensorsJsonStart] == std::byte{'{'};
-  if (!bytes.empty() && bytes[0] == kPickleProto) {
-    IOTX_RETURN_IF_ERROR(AddPickle(set, file, path));
-  } else if (safetensors_shape || path.extension() == ".safetensors") {
-    IOTX_RETURN_IF_ERROR(AddSafetensors(set, file, path));
-  } else {
-    IOTX_RETURN_IF_ERROR(AddPickle(set, file, path));
+  switch (io::DetectTensorFileFormat(file->bytes(), path)) {
+    case io::TensorFileFormat::kNpy:
+      return Fail(Error(ErrorCode::kInvalidArgument,
+                        "this is a .npy file, which holds one unnamed tensor: give it as "
+                        "--input NAME=" +
+                            path.string())
+                      .InFile(path.string()));
+    case io::TensorFileFormat::kSafetensors:
+      IOTX_RETURN_IF_ERROR(AddSafetensors(set, file, path));
+      break;
+    case io::TensorFileFormat::kPickle:
+      IOTX_RETURN_IF_ERROR(AddPickle(set, file, path));
+      break;
   }
   return set;
 }

@@ -58,11 +58,11 @@ struct NpyInput {
 Expected<TensorSet> LoadNpyInputs(std::span<const NpyInput> inputs);
 
 // Reads a pickle of {name: numpy array}, a safetensors file or a sharded checkpoint's
-// model.safetensors.index.json (a name ending in ".index.json"), the others told apart by
-// content (a pickle of protocol 2+ starts with the PROTO opcode 0x80, a safetensors header
-// with '{' at byte 8), else by a .safetensors name, else read as a pickle. A .npy file here is
-// kInvalidArgument (it needs a name: --input NAME=FILE); otherwise the errors of the readers
-// and of LoadShardIndex, naming the file.
+// model.safetensors.index.json (a name ending in ".index.json"); the first two are told apart
+// by io::DetectTensorFileFormat (the safetensors structure, then the pickle magic, then a
+// .safetensors name, else read as a pickle). A .npy file here is kInvalidArgument (it needs a
+// name: --input NAME=FILE); otherwise the errors of the readers and of LoadShardIndex, naming
+// the file.
 Expected<TensorSet> LoadTensorFile(const std::filesystem::path& file);
 
 // Reads a pickle of {name: numpy array} (the compiler's inp-000.p). Errors: those of

@@ -3,64 +3,115 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
+#include <nlohmann/json.hpp>
 #include <utility>
+
+#include "core/text.h"
 
 namespace iotx::schema {
 namespace {
 
 using Json = nlohmann::json;
 
-// A SAX pass that builds nothing: it stops at the first syntax error (keeping nlohmann's
-// "at line L, column C" text) or when nesting passes kMaxJsonDepth. nlohmann's own parser is
-// iterative, so this pass is safe on any input; it bounds the depth of the DOM built after it.
-class CheckingSax final : public nlohmann::json_sax<Json> {
- public:
-  explicit CheckingSax(std::string_view text) : text_(text) {}
+// 2^63 as a double: the first value outside int64 (every double below it in magnitude that
+// is integral converts exactly).
+constexpr double kTwoPow63 = 9223372036854775808.0;
 
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return Enter(); }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return Leave(); }
-  bool start_array(std::size_t) override { return Enter(); }
-  bool end_array() override { return Leave(); }
+// nlohmann's SAX events, turned into JsonVisitor calls: containers the visitor skips are
+// walked here without reaching it, nesting is bounded, and a syntax error is kept with its
+// line and column.
+class Walker final : public nlohmann::json_sax<Json> {
+ public:
+  Walker(std::string_view text, JsonVisitor& visitor) : text_(text), visitor_(visitor) {}
+
+  bool null() override { return Scalar(JsonType::kNull); }
+  bool boolean(bool) override { return Scalar(JsonType::kBoolean); }
+  bool number_integer(number_integer_t value) override {
+    if (skipping_ > 0) return true;
+    JsonScalar scalar{JsonType::kNumber, nullptr, static_cast<int64_t>(value)};
+    visitor_.Scalar(scalar);
+    return true;
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    if (skipping_ > 0) return true;
+    JsonScalar scalar{JsonType::kNumber, nullptr, int64_t{0}};
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      scalar.integer = Fail(ErrorCode::kJsonTooLarge,
+                            "number " + std::to_string(value) + " does not fit in int64");
+    } else {
+      scalar.integer = static_cast<int64_t>(value);
+    }
+    visitor_.Scalar(scalar);
+    return true;
+  }
+  bool number_float(number_float_t value, const string_t&) override {
+    if (skipping_ > 0) return true;
+    // Written as nlohmann (and so the original consumer) prints the value: 2.0, 1e+20.
+    const std::string shown = Json(value).dump();
+    JsonScalar scalar{JsonType::kFloat, nullptr, int64_t{0}};
+    // nlohmann reads integers beyond uint64 (and below -2^63) as doubles.
+    if (std::isfinite(value) && std::trunc(value) == value && std::fabs(value) >= kTwoPow63) {
+      scalar.integer = Fail(ErrorCode::kJsonTooLarge, "number " + shown + " does not fit in int64");
+    } else {
+      scalar.integer = Fail(ErrorCode::kJsonType, "type must be number, but is float (" + shown +
+                                                      "); dims and axes are written as integers");
+    }
+    visitor_.Scalar(scalar);
+    return true;
+  }
+  bool string(string_t& value) override {
+    if (skipping_ > 0) return true;
+    JsonScalar scalar{JsonType::kString, &value, int64_t{0}};
+    visitor_.Scalar(scalar);
+    return true;
+  }
+  bool binary(binary_t&) override { return true; }  // not produced by JSON text
+
+  bool start_object(std::size_t) override {
+    if (!Enter()) return false;
+    if (skipping_ > 0 || !visitor_.BeginObject()) ++skipping_;
+    return true;
+  }
+  bool key(string_t& key) override {
+    if (skipping_ == 0) visitor_.Key(key);
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    if (skipping_ > 0) {
+      --skipping_;
+    } else {
+      visitor_.EndObject();
+    }
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (!Enter()) return false;
+    if (skipping_ > 0 || !visitor_.BeginArray()) ++skipping_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    if (skipping_ > 0) {
+      --skipping_;
+    } else {
+      visitor_.EndArray();
+    }
+    return true;
+  }
 
   bool parse_error(std::size_t position, const std::string&,
                    const nlohmann::detail::exception& ex) override {
-    // what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ..."; the
-    // bracketed id means nothing to a user, the rest says where and what.
-    std::string what = ex.what();
-    if (const size_t close = what.find("] "); close != std::string::npos) {
-      what.erase(0, close + 2);
-    }
+    std::string what(JsonErrorText(ex.what()));
     // Number overflow ("number overflow parsing '1e400'") comes without a position.
     if (what.find(" at line ") == std::string::npos) what += " at " + LineColumn(position);
     error_ = Error(ErrorCode::kJsonSyntax, "malformed JSON: " + what);
+    error_position_ = position;
     return false;
   }
 
   const std::optional<Error>& error() const { return error_; }
-
- private:
-  bool Enter() {
-    if (++depth_ > kMaxJsonDepth) {
-      error_ = Error(ErrorCode::kJsonTooDeep,
-                     "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                         " levels; io_transposes.json needs 3 and hlo_netlist.json 5");
-      return false;
-    }
-    return true;
-  }
-  bool Leave() {
-    --depth_;
-    return true;
-  }
+  size_t error_position() const { return error_position_; }
 
   // "line L, column C" of byte `position` (1-based, as nlohmann counts).
   std::string LineColumn(size_t position) const {
@@ -72,101 +123,88 @@ class CheckingSax final : public nlohmann::json_sax<Json> {
     return "line " + std::to_string(line) + ", column " + std::to_string(column);
   }
 
-  std::string_view text_;
-  int depth_ = 0;
-  std::optional<Error> error_;
-};
+ private:
+  bool Scalar(JsonType type) {
+    if (skipping_ > 0) return true;
+    JsonScalar scalar{type, nullptr, int64_t{0}};
+    visitor_.Scalar(scalar);
+    return true;
+  }
 
-// 2^63 as a double: the first value outside int64 (every double below it in magnitude that
-// is integral converts exactly).
-constexpr double kTwoPow63 = 9223372036854775808.0;
+  bool Enter() {
+    if (++depth_ > kMaxJsonDepth) {
+      error_ = Error(ErrorCode::kJsonTooDeep,
+                     "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels; io_transposes.json needs 3 and hlo_netlist.json 5");
+      return false;
+    }
+    return true;
+  }
+
+  std::string_view text_;
+  JsonVisitor& visitor_;
+  int depth_ = 0;
+  int skipping_ = 0;  // > 0 inside a container the visitor skips
+  std::optional<Error> error_;
+  size_t error_position_ = 0;
+};
 
 }  // namespace
 
-Expected<Json> ParseJsonDocument(std::string_view text, const std::string& file) {
-  CheckingSax checker(text);
-  // Two passes instead of one custom DOM builder: the files are small, and this keeps to
-  // nlohmann's public API.
-  const bool ok = Json::sax_parse(text.begin(), text.end(), &checker);
-  if (!ok || checker.error()) {
-    Error error = checker.error().value_or(Error(ErrorCode::kJsonSyntax, "malformed JSON"));
-    return Fail(std::move(error).InFile(file));
-  }
-  Json document = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) {
-    return Fail(Error(ErrorCode::kInternal, "JSON accepted by the checking pass failed to parse")
-                    .InFile(file));
-  }
-  return document;
-}
-
-std::string JsonTypeName(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
+std::string_view JsonTypeName(JsonType type) {
+  switch (type) {
+    case JsonType::kNull:
       return "null";
-    case Json::value_t::boolean:
+    case JsonType::kBoolean:
       return "boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
+    case JsonType::kNumber:
       return "number";
-    case Json::value_t::number_float:
+    case JsonType::kFloat:
       return "float";
-    case Json::value_t::string:
+    case JsonType::kString:
       return "string";
-    case Json::value_t::array:
+    case JsonType::kArray:
       return "array";
-    case Json::value_t::object:
+    case JsonType::kObject:
       return "object";
-    case Json::value_t::binary:
-      return "binary";
-    case Json::value_t::discarded:
-      return "discarded";
   }
   return "unknown";
 }
 
-Expected<int64_t> JsonToInt64(const Json& value) {
-  if (value.is_number_integer() && !value.is_number_unsigned()) {
-    return value.get<int64_t>();
-  }
-  if (value.is_number_unsigned()) {
-    const uint64_t u = value.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return Fail(ErrorCode::kJsonTooLarge,
-                  "number " + std::to_string(u) + " does not fit in int64");
-    }
-    return static_cast<int64_t>(u);
-  }
-  if (value.is_number_float()) {
-    // nlohmann stores integers beyond uint64 (and -2^63-1 and below) as doubles.
-    const double d = value.get<double>();
-    if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) >= kTwoPow63) {
-      return Fail(ErrorCode::kJsonTooLarge, "number " + value.dump() + " does not fit in int64");
-    }
-    return Fail(ErrorCode::kJsonType, "type must be number, but is float (" + value.dump() +
-                                          "); dims and axes are written as integers");
-  }
-  return Fail(ErrorCode::kJsonType, "type must be number, but is " + JsonTypeName(value));
+std::string JsonTypeWithArticle(JsonType type) {
+  const std::string_view name = JsonTypeName(type);
+  const bool vowel = std::string_view("aeiou").find(name.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(name);
 }
 
-Expected<Dims> JsonToDims(const Json& value) {
-  if (!value.is_array()) {
-    return Fail(ErrorCode::kJsonType, "type must be array, but is " + JsonTypeName(value));
-  }
-  Dims dims;
-  dims.reserve(value.size());
-  for (const Json& item : value) {
-    IOTX_ASSIGN_OR_RETURN(const int64_t v, JsonToInt64(item));
-    dims.push_back(v);
-  }
-  return dims;
+Expected<int64_t> ScalarToInt64(const JsonScalar& value) {
+  if (value.type == JsonType::kNumber || value.type == JsonType::kFloat) return value.integer;
+  return Fail(ErrorCode::kJsonType,
+              "type must be number, but is " + std::string(JsonTypeName(value.type)));
 }
 
-Expected<std::string> JsonToString(const Json& value) {
-  if (!value.is_string()) {
-    return Fail(ErrorCode::kJsonType, "type must be string, but is " + JsonTypeName(value));
+std::optional<Error> WalkJson(std::string_view text, const std::string& file,
+                              JsonVisitor& visitor) {
+  Walker walker(text, visitor);
+  const bool ok = Json::sax_parse(text.begin(), text.end(), &walker);
+  // nlohmann's lexer takes a NUL byte for the end of the input (it also reads C strings), so
+  // "[]\0junk" parses as "[]" and "[1,\0 2]" fails as if the text ended there. JSON text has
+  // no NUL outside a string, and inside one it is an error nlohmann reports itself.
+  const size_t nul = text.find('\0');
+  const bool nul_in_string = walker.error() && walker.error()->message.find("U+0000") !=
+                                                   std::string::npos;
+  if (nul != std::string_view::npos && !nul_in_string &&
+      (ok || walker.error_position() >= nul)) {
+    return Error(ErrorCode::kJsonSyntax,
+                 "malformed JSON: unexpected NUL byte at " + walker.LineColumn(nul + 1) +
+                     (ok ? "; expected end of input (extra data after the JSON value)" : ""))
+        .InFile(file);
   }
-  return value.get<std::string>();
+  if (!ok || walker.error()) {
+    Error error = walker.error().value_or(Error(ErrorCode::kJsonSyntax, "malformed JSON"));
+    return std::move(error).InFile(file);
+  }
+  return std::nullopt;
 }
 
 }  // namespace iotx::schema

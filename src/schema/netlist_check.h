@@ -2,6 +2,7 @@
 // ValidateNetlist (every problem) use.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,10 +12,13 @@
 namespace iotx::schema {
 
 struct NetlistCheck {
-  Netlist netlist;            // every name that was a string
-  std::vector<Error> errors;  // every problem, in document order
+  Netlist netlist;               // every name that was a string
+  std::vector<Error> errors;     // the problems in SPEC order (kMaxListedErrors at most)
+  size_t errors_not_listed = 0;  // problems found beyond those listed
 };
 
+// One walk over the text, no JSON document built; at most 65,536 partitions (kJsonTooLarge).
+// Out of memory is one kOutOfMemory error, never an exception.
 NetlistCheck CheckNetlist(std::string_view json_text, const std::string& file);
 
 }  // namespace iotx::schema

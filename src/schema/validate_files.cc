@@ -29,9 +29,14 @@ class Collector {
       report_.warnings.push_back(std::move(w));
     }
   }
-  size_t error_count() const { return report_.errors.size(); }
+  void NotListed(size_t count, const std::string& file) {
+    if (count == 0) return;
+    report_.not_listed.push_back({file, count});
+    not_listed_ += count;
+  }
+  size_t error_count() const { return report_.errors.size() + not_listed_; }
   void Summary(const std::string& what, size_t errors_before, const std::string& ok_detail) {
-    const size_t found = report_.errors.size() - errors_before;
+    const size_t found = error_count() - errors_before;
     report_.summaries.push_back(
         what + ": " +
         (found == 0 ? "ok, " + ok_detail
@@ -40,6 +45,7 @@ class Collector {
 
  private:
   ValidateReport& report_;
+  size_t not_listed_ = 0;
 };
 
 std::optional<Netlist> CheckNetlistFile(const std::string& path, Collector& report) {
@@ -53,6 +59,7 @@ std::optional<Netlist> CheckNetlistFile(const std::string& path, Collector& repo
   NetlistCheck check = CheckNetlist(*text, path);
   const bool ok = check.errors.empty();
   report.Add(std::move(check.errors));
+  report.NotListed(check.errors_not_listed, path);
   report.Summary(
       path, before,
       Count(check.netlist.partitions.size(), "partition", "partitions") + ", " +
@@ -74,6 +81,7 @@ SpecMap CheckIoTransposesFile(const std::string& path, Collector& report) {
   options.duplicate_name_is_error = true;  // validate is strict where the consumer only warns
   IoTransposesCheck check = CheckIoTransposes(*text, path, options);
   report.Add(std::move(check.errors));
+  report.NotListed(check.errors_not_listed, path);
   report.Warn(std::move(check.warnings), path);
   report.Summary(path, before, Count(check.specs.size(), "io_transpose", "io_transposes"));
   return std::move(check.specs);

@@ -3,6 +3,7 @@
 // problem, not only the first (SPEC sections 1, 3 and 4). Prints nothing.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,13 @@ struct ValidateRequest {
 struct ValidateReport {
   std::vector<Error> errors;      // every problem, file by file
   std::vector<Warning> warnings;  // repeated names are errors here; aliasing notes
+  // Problems found beyond those listed: a check lists at most kMaxListedErrors per file
+  // (json_document.h) and counts the rest here, per file. Any count is a failure.
+  struct NotListed {
+    std::string file;
+    size_t count = 0;
+  };
+  std::vector<NotListed> not_listed;
   // One line per file or set checked: "<file>: ok, 2 io_transposes" / "<file>: 1 error".
   std::vector<std::string> summaries;
   // The specs of every element that passed, per file (files, then modular), and the modular

@@ -41,7 +41,8 @@ Tree SnapshotTree(const std::string& root) {
   const std::string canonical = fs::canonical(root).string();
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
        ++it) {
-    const std::string relative = fs::relative(it->path(), root).string();
+    // Lexically: fs::relative would follow a symlink entry to where it leads.
+    const std::string relative = it->path().lexically_relative(root).string();
     TreeEntry entry;
     if (it->is_symlink()) {
       entry.kind = 'l';
@@ -53,6 +54,9 @@ Tree SnapshotTree(const std::string& root) {
       }
     } else if (it->is_directory()) {
       entry.kind = 'd';
+    } else if (it->is_fifo() || it->is_socket() || it->is_character_file() ||
+               it->is_block_file()) {
+      entry.kind = it->is_fifo() ? 'p' : it->is_socket() ? 's' : 'c';  // never read
     } else {
       entry.kind = 'f';
       const std::string bytes = ReadFile(it->path());

@@ -19,9 +19,10 @@ namespace iotx::test {
 std::chrono::microseconds TimeTool(const std::vector<std::string>& args, const std::string& cwd);
 
 // One entry of a directory tree: a regular file (size and a digest of its bytes), a symlink
-// (its target, with the tree's root replaced by "<root>") or a directory.
+// (its target, with the tree's root replaced by "<root>"), a directory, or a FIFO, socket or
+// device (never read).
 struct TreeEntry {
-  char kind = '?';  // 'f', 'l', 'd'
+  char kind = '?';  // 'f', 'l', 'd'; 'p' FIFO, 's' socket, 'c' device
   uint64_t size = 0;
   uint64_t digest = 0;
   std::string link;

@@ -60,8 +60,9 @@ constexpr const char* kSpecA = R"([{"input_name": "a", "reshape": [2, 3], "trans
 
 class HostileInputTest : public ::testing::Test {
  protected:
-  // Runs every case in its own directory and checks the rules in the file comment.
-  void RunCases(const std::vector<HostileCase>& cases) {
+  // Runs every case in its own directory and checks the rules in the file comment. With
+  // `must_refuse`, every case must also fail: exit status 1 with a coded diagnostic.
+  void RunCases(const std::vector<HostileCase>& cases, bool must_refuse = false) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const HostileCase& c = cases[i];
       SCOPED_TRACE("case " + c.name);
@@ -75,6 +76,9 @@ class HostileInputTest : public ::testing::Test {
       const ProcessResult result = RunToolWith(c.args, {.cwd = dir});
       EXPECT_EQ(result.signal, 0) << "killed by signal " << result.signal << "\n" << result.err;
       EXPECT_TRUE(result.exit_code >= 0 && result.exit_code <= 2) << result.exit_code;
+      if (must_refuse) {
+        EXPECT_EQ(result.exit_code, 1) << "not refused:\n" << result.out;
+      }
       EXPECT_FALSE(LooksLikeCrash(result.err)) << result.err;
       EXPECT_FALSE(fs::exists(Marker())) << "the pickled command ran";
       const Tree after = SnapshotTree(temp_.path());
@@ -196,7 +200,8 @@ for p in range(0, pickle.HIGHEST_PROTOCOL + 1):
 
   std::vector<HostileCase> cases;
   for (const auto& [name, bytes] : pickles) AddTensorCases(cases, name, bytes, ".p");
-  RunCases(cases);
+  // Refused, not merely survived: a run that exits 0 has read the pickle as data.
+  RunCases(cases, /*must_refuse=*/true);
   EXPECT_FALSE(fs::exists(Marker()));
 }
 

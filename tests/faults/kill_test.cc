@@ -4,12 +4,15 @@
 // or byte-identical to what an uninterrupted run writes (so: complete), nothing that existed is
 // lost; a re-run then converges to exactly the uninterrupted run's tree and leaves no
 // temporaries. The uninterrupted run's outputs are read back by numpy / pickle / json /
-// Python's protobuf, independently of iotx.
+// Python's protobuf, independently of iotx. The kill times are drawn from a seed the test
+// prints (and names in any failure); IOTX_KILL_SEED=<seed> replays them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -36,6 +39,14 @@ std::string Join(const std::vector<std::string>& lines) {
   return out;
 }
 
+// IOTX_KILL_SEED when set, else a fresh random seed.
+uint64_t KillSeed() {
+  if (const char* given = std::getenv("IOTX_KILL_SEED"); given != nullptr && *given != '\0') {
+    return std::strtoull(given, nullptr, 10);
+  }
+  return std::random_device{}() * uint64_t{0x100000001} ^ std::random_device{}();
+}
+
 class KillTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
@@ -59,7 +70,13 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
   }
 
   const std::string root = temp / "killed";
-  std::mt19937_64 rng{std::random_device{}()};
+  // The kill times come from this seed, printed so a failure can be replayed with
+  // IOTX_KILL_SEED=<seed>.
+  const uint64_t seed = KillSeed();
+  std::cout << GetParam() << ": kill seed " << seed << " (IOTX_KILL_SEED=" << seed
+            << " replays it)\n";
+  SCOPED_TRACE("IOTX_KILL_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng{seed};
   microseconds duration = full;
   int killed_midway = 0;
   for (int round = 0; round < kKillsPerScenario; ++round) {

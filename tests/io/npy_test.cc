@@ -157,16 +157,16 @@ TEST(NpyTest, RejectsBadHeaderDicts) {
   const std::vector<Case> cases = {
       {"['descr', '<f4']", ErrorCode::kNpyFormat, "header is a list, expected a dict"},
       {"{'descr': '<f4', 'shape': ()}", ErrorCode::kNpyFormat,
-       "key \"fortran_order\": header lacks the key"},
+       "t.npy: header lacks the key 'fortran_order'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'extra': 1}", ErrorCode::kNpyFormat,
-       "key \"extra\": unexpected key"},
+       "t.npy: header key \"extra\" is unexpected"},
       {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': ()}",
-       ErrorCode::kNpyFormat, "key \"descr\": key repeated"},
+       ErrorCode::kNpyFormat, "t.npy: header key \"descr\" is repeated"},
       {"{1: '<f4'}", ErrorCode::kNpyFormat, "key is an integer"},
       {"{'descr': 4, 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyFormat,
-       "key \"descr\": is an integer, expected a string"},
+       "t.npy: header key \"descr\" is an integer, expected a string"},
       {"{'descr': '|O', 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyUnsupported,
-       "type '|O' is not supported"},
+       "header key \"descr\" names type \"|O\", which is not supported"},
       {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyUnsupported,
        "structured dtypes"},
       {"{'descr': '|V0', 'fortran_order': False, 'shape': ()}", ErrorCode::kNpyUnsupported,
@@ -174,7 +174,7 @@ TEST(NpyTest, RejectsBadHeaderDicts) {
       {"{'descr': '<f4', 'fortran_order': 0, 'shape': ()}", ErrorCode::kNpyFormat,
        "expected True or False"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", ErrorCode::kNpyFormat,
-       "key \"shape\": is a list, expected a tuple"},
+       "t.npy: header key \"shape\" is a list, expected a tuple"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1)}", ErrorCode::kNpyFormat,
        "non-negative integers"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': ('2',)}", ErrorCode::kNpyFormat,
@@ -197,6 +197,16 @@ TEST(NpyTest, RejectsBadHeaderDicts) {
     SCOPED_TRACE(c.header);
     ExpectError(NpyBytes(c.header, ""), c.code, c.fragment);
   }
+}
+
+// Issue 18 item 13: a loader puts the tensor's name on the error as its key; the message
+// still says which header key is wrong.
+TEST(NpyTest, HeaderKeyErrorsNameTheHeaderKeyUnderTheCallersKey) {
+  auto r = Parse(NpyBytes("{'descr': 4, 'fortran_order': False, 'shape': ()}", ""));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(std::move(r).error().AtKey("weights").ToString(),
+            "IOTX_E200 t.npy: key \"weights\": header key \"descr\" is an integer, expected a "
+            "string");
 }
 
 TEST(NpyTest, RefusesTooManyDimensions) {

@@ -410,6 +410,13 @@ open(d + '/datetime.p', 'wb').write(pickle.dumps({'t': np.zeros(2, 'M8[ns]')}, p
     EXPECT_EQ(r.error().code, ErrorCode::kPickleUnsupportedValue) << r.error().ToString();
     EXPECT_FALSE(r.error().key.empty()) << r.error().ToString();
   }
+  // A structured dtype's fields are a dict inside the array: its field names are no input
+  // names (issue 18: the error called field "f0" a key), the array's own name is.
+  auto structured = ReadPickle(dir / "struct.p");
+  ASSERT_FALSE(structured);
+  EXPECT_EQ(structured.error().key, "r") << structured.error().ToString();
+  EXPECT_THAT(structured.error().message, ::testing::HasSubstr("structured"));
+  EXPECT_THAT(structured.error().ToString(), ::testing::Not(::testing::HasSubstr("f0")));
 }
 
 }  // namespace

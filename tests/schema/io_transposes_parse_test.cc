@@ -5,6 +5,7 @@
 #include <string>
 
 #include "iotx/io_transposes.h"
+#include "schema/netlist.h"
 
 namespace iotx {
 namespace {
@@ -254,6 +255,68 @@ TEST(ValidateIoTransposesTest, ReportsEveryProblem) {
   EXPECT_TRUE(
       ValidateIoTransposes(R"([{"input_name": "a", "reshape": [6], "transpose": [0]}])", kFile)
           .empty());
+}
+
+}  // namespace
+}  // namespace iotx
+
+namespace iotx {
+namespace {
+
+// Issue 18, item 7: nlohmann stops at a NUL as if the text ended there; JSON has none, and
+// Python's json says "Extra data" for "[]\0garbage".
+TEST(ParseIoTransposesTest, ANulByteAnywhereOutsideAStringIsMalformed) {
+  for (const std::string& text :
+       {std::string("[]\0garbage", 10), std::string("[]\0", 3), std::string("[\0]", 3),
+        std::string("[{\"input_name\": \"a\", \"reshape\": [1], \"transpose\": [0]}]\0x", 57)}) {
+    SCOPED_TRACE(::testing::PrintToString(text));
+    const Error e = ParseError(text);
+    EXPECT_EQ(e.code, ErrorCode::kJsonSyntax);
+    EXPECT_THAT(e.message, HasSubstr("NUL byte"));
+    EXPECT_EQ(ValidateIoTransposes(text, kFile).size(), 1u);
+    EXPECT_FALSE(ParseNetlist(text, kFile));
+  }
+}
+
+// Issue 18, item 6: what no command could apply is refused where validate sees it.
+TEST(ParseIoTransposesTest, MoreThanKMaxRankDimsAndNamesTooLongForAFileAreRefused) {
+  // Built with += only: GCC 12 warns (-Wstringop-overflow) on chains of + here.
+  std::string text = R"([{"input_name": "a", "reshape": [)";
+  for (size_t i = 0; i <= kMaxRank; ++i) text += i == 0 ? "1" : ",1";
+  text += R"(], "transpose": [)";
+  for (size_t i = 0; i <= kMaxRank; ++i) {
+    if (i != 0) text += ',';
+    text += std::to_string(i);
+  }
+  text += "]}]";
+  Error e = ParseError(text);
+  EXPECT_EQ(e.code, ErrorCode::kTooManyDims);
+  EXPECT_EQ(e.key, "reshape");
+  EXPECT_THAT(e.message, HasSubstr("65 dims; at most 64"));
+
+  // 181 bytes fit (value_<name>.npy and its temporary within NAME_MAX), 182 do not.
+  const auto spec = [](const std::string& name) {
+    std::string out = R"([{"input_name": ")";
+    out += name;
+    out += R"(", "reshape": [1], "transpose": [0]}])";
+    return out;
+  };
+  EXPECT_TRUE(ParseIoTransposes(spec(std::string(181, 'n')), kFile));
+  e = ParseError(spec(std::string(182, 'n')));
+  EXPECT_EQ(e.code, ErrorCode::kUnsafeName);
+  EXPECT_THAT(e.message, HasSubstr("182 bytes"));
+  EXPECT_LT(e.message.size(), 600u);
+}
+
+// Issue 18, item 8: a file of a million bad elements lists 1000 problems and counts the rest,
+// in memory that does not grow with the file.
+TEST(ValidateIoTransposesTest, ListsAThousandProblemsOfAMillion) {
+  std::string text = "[";
+  for (int i = 0; i < 1'000'000; ++i) text += i == 0 ? "{}" : ",{}";
+  text += "]";
+  const std::vector<Error> errors = ValidateIoTransposes(text, kFile);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_LE(errors.size(), 1001u);
 }
 
 }  // namespace

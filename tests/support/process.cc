@@ -38,9 +38,17 @@ Process::Process(const std::vector<std::string>& argv, const ProcessOptions& opt
   if (options.file_size_limit >= 0) {
     limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options.file_size_limit);
   }
+  struct rlimit address_space = {};
+  if (options.address_space_limit >= 0) {
+    address_space.rlim_cur = address_space.rlim_max =
+        static_cast<rlim_t>(options.address_space_limit);
+  }
   pid_ = fork();
   if (pid_ == 0) {
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(127);
+    if (options.address_space_limit >= 0 && setrlimit(RLIMIT_AS, &address_space) != 0) {
+      _exit(127);
+    }
     if (options.file_size_limit >= 0) {
       // An ignored signal stays ignored across exec: the program then sees EFBIG.
       signal(SIGXFSZ, SIG_IGN);

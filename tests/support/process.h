@@ -15,6 +15,9 @@ struct ProcessOptions {
   // RLIMIT_FSIZE in bytes (< 0: unchanged). SIGXFSZ is ignored in the child, so a write past
   // the limit fails with EFBIG as on a full disk instead of killing it.
   int64_t file_size_limit = -1;
+  // RLIMIT_AS in bytes (< 0: unchanged), as `ulimit -v` sets it: allocations past it fail, so
+  // a test can run a command out of memory.
+  int64_t address_space_limit = -1;
 };
 
 struct ProcessResult {

@@ -75,6 +75,21 @@ TEST(HloModuleTest, PrintsShapesLikeHloText) {
   EXPECT_EQ(ArrayElementCount(entry.instructions(5).shape()), std::nullopt);
 }
 
+// Issue 18: a dynamic dimension is a bound, printed "<=10" as XLA's printer does.
+TEST(HloModuleTest, PrintsDynamicDimensionsAsTheirBound) {
+  xla::ShapeProto shape;
+  shape.set_element_type(xla::F32);
+  shape.add_dimensions(10);
+  shape.add_dimensions(4);
+  shape.add_is_dynamic_dimension(true);
+  shape.add_is_dynamic_dimension(false);
+  EXPECT_EQ(ShapeToString(shape), "f32[<=10,4]");
+  // A shorter is_dynamic_dimension list leaves the rest static.
+  shape.clear_is_dynamic_dimension();
+  shape.add_is_dynamic_dimension(false);
+  EXPECT_EQ(ShapeToString(shape), "f32[10,4]");
+}
+
 TEST(HloModuleTest, FindsTheEntryComputationById) {
   xla::HloModuleProto module = LoadTextModule("jax_module.textproto");
   EXPECT_EQ(FindEntryComputation(module, "m.pb"), 1);

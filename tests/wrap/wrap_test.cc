@@ -101,8 +101,41 @@ TEST(WrapTest, TorchModuleMatchesByNeffInputNamesAndKeepsTheTupleResult) {
   EXPECT_EQ(Attribute(call, "valid_inputs"), "1,1,1");
   EXPECT_EQ(Attribute(call, "required_transpose"), ";4,4|1,0;2,12|1,0");
   EXPECT_EQ(Attribute(call, "neff_input_names"), "input0,input1,input2");
-  EXPECT_EQ(Attribute(call, "neff_output_names"), "output0,output1");  // the root's, kept
+  // Only the wrapper's own attributes (issue 18): the old root's neff_output_names described
+  // an instruction that is gone.
+  EXPECT_EQ(Attribute(call, "neff_output_names"), "<absent>");
+  EXPECT_EQ(call.frontend_attributes().map_size(), 3);
   EXPECT_EQ(Attribute(entry.instructions(1), "neff_input_names"), "input0");
+}
+
+// Issue 18: the call carries the wrapper's three attributes only, whatever the old root had.
+TEST(WrapTest, TheCallDoesNotInheritTheOldRootsAttributes) {
+  xla::HloModuleProto input = LoadTextModule("jax_module.textproto");
+  xla::HloComputationProto& entry = *input.mutable_computations(1);
+  for (xla::HloInstructionProto& instruction : *entry.mutable_instructions()) {
+    if (instruction.id() == entry.root_id()) {
+      (*instruction.mutable_frontend_attributes()->mutable_map())["root_attr"] = "yes";
+    }
+  }
+  auto r = WrapModule(input, kNeff, MakeSpecs({{"Arg_1.6", {256, 768}, {1, 0}}}), "jax.pb");
+  ASSERT_TRUE(r) << r.error().ToString();
+  const xla::HloInstructionProto& call = r->module.computations(1).instructions(3);
+  EXPECT_EQ(Attribute(call, "root_attr"), "<absent>");
+  EXPECT_EQ(call.frontend_attributes().map_size(), 3);
+}
+
+// Issue 18 item 10: whether a NEFF fits is decided from its size, before it is read.
+TEST(WrapTest, NeffSizeIsCheckedAgainstTheTwoGibLimit) {
+  const xla::HloModuleProto module = LoadTextModule("jax_module.textproto");
+  EXPECT_TRUE(CheckNeffSize(module, 1 << 20, "n.neff"));
+  EXPECT_TRUE(CheckNeffSize(module, (uint64_t{1} << 31) - 64 * 1024, "n.neff"));
+  for (const uint64_t bytes : {uint64_t{1} << 31, uint64_t{2'200'000'000}, ~uint64_t{0}}) {
+    Status status = CheckNeffSize(module, bytes, "n.neff");
+    ASSERT_FALSE(status) << bytes;
+    EXPECT_EQ(status.error().code, ErrorCode::kHloFormat);
+    EXPECT_EQ(status.error().file, "n.neff");
+    EXPECT_NE(status.error().message.find("2 GiB"), std::string::npos);
+  }
 }
 
 TEST(WrapTest, ZeroSizedParameterAloneIsEnoughToWrap) {
