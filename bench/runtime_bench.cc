@@ -84,6 +84,14 @@ struct Buffers {
   explicit Buffers(size_t bytes) : src(bytes, 1), dst(bytes, 0) {}
 };
 
+// false (and the benchmark skipped with the error's message) when a C call failed.
+bool Succeeded(benchmark::State& state, iotx_error* e) {
+  if (e == nullptr) return true;
+  state.SkipWithError(iotx_error_message(e));
+  iotx_error_free(e);
+  return false;
+}
+
 void BM_Memcpy(benchmark::State& state, const Case& c) {
   const size_t bytes = BytesOf(c);
   Buffers b(bytes);
@@ -141,11 +149,8 @@ void BM_ApplyCallingThread(benchmark::State& state, const Case& c) {
   iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
   options.max_threads = 1;
   for (auto _ : state) {
-    iotx_error* e = iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, b.dst.data(), bytes,
-                                              &options);
-    if (e != nullptr) {
-      state.SkipWithError(iotx_error_message(e));
-      iotx_error_free(e);
+    if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, b.dst.data(),
+                                                    bytes, &options))) {
       return;
     }
     benchmark::ClobberMemory();
@@ -196,11 +201,8 @@ void BM_Ranges(benchmark::State& state, const Case& c, int max_threads, RangeTar
       char* dst = target == RangeTarget::kWholeOutput
                       ? b.dst.data() + offset
                       : ring.data() + (piece++ % 2) * c.range_bytes;
-      iotx_error* e = iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, dst,
-                                                options.range_length, &options);
-      if (e != nullptr) {
-        state.SkipWithError(iotx_error_message(e));
-        iotx_error_free(e);
+      if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, dst,
+                                                      options.range_length, &options))) {
         return;
       }
     }

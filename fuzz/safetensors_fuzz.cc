@@ -13,9 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!file) return 0;
   volatile uint8_t sum = 0;
   size_t total = 0;
-  for (const iotx::io::SafetensorsTensor& t : file->tensors) {
-    for (std::byte b : t.data) sum = sum + static_cast<uint8_t>(b);
-    total += t.data.size();
+  for (const iotx::io::Tensor& t : file->tensors) {
+    for (std::byte b : t.stored) sum = sum + static_cast<uint8_t>(b);
+    if (!t.is_c_order() || t.stored.size() != t.byte_size()) abort();
+    total += t.stored.size();
   }
   if (total > size) abort();
   return 0;

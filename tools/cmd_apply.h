@@ -10,9 +10,12 @@ namespace iotx::cli {
 struct ApplyArgs {
   std::string io_transposes;
   std::vector<std::string> input;  // NAME=FILE.npy
-  std::string inputs;              // inp-000.p or model.safetensors
+  std::string inputs;              // inp-000.p, model.safetensors or model.safetensors.index.json
   std::string out_dir;
   std::string format;  // "", "npy" or "safetensors"
+  std::string shard;   // "K/N", or empty for every shard
+  bool no_sync = false;
+  bool finish_index = false;
   bool quiet = false;
 };
 

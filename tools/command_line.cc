@@ -173,7 +173,8 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "apply",
       "Put tensors into their device layout on the host, per an io_transposes file: each\n"
-      "spec is simplified against its tensor and applied by the parallel kernel");
+      "spec is simplified against its tensor and applied by the parallel kernel. Takes .npy\n"
+      "files, a pickle, a safetensors file or a sharded checkpoint (its index)");
   cmd->add_option("--io-transposes", args->io_transposes,
                   "The io_transposes.json to apply, e.g. --io-transposes work/io_transposes.json")
       ->required()
@@ -186,9 +187,10 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
           ->allow_extra_args(false);
   CLI::Option* inputs =
       cmd->add_option("--inputs", args->inputs,
-                      "All tensors from one file: a pickle of {name: numpy array} or a "
-                      "safetensors checkpoint (told apart by content), e.g. --inputs inp-000.p "
-                      "or --inputs model.safetensors")
+                      "All tensors from one file: a pickle of {name: numpy array}, a "
+                      "safetensors file (told apart by content), or a sharded checkpoint's "
+                      "index (a name ending in .index.json), e.g. --inputs inp-000.p, --inputs "
+                      "model.safetensors or --inputs model.safetensors.index.json")
           ->type_name("FILE");
   input->excludes(inputs);
   cmd->add_option("--out-dir", args->out_dir,
@@ -197,26 +199,52 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
       ->type_name("DIR");
   cmd->add_option("--format", args->format,
                   "npy: DIR/value_<NAME>.npy per tensor; safetensors: one DIR/<stem>.safetensors "
-                  "(stem of --inputs, or \"inputs\"). Default: safetensors for a safetensors "
-                  "input, else npy. E.g. --format safetensors")
+                  "(stem of --inputs, or \"inputs\"), or for a sharded checkpoint the same "
+                  "shard files and index. Default: safetensors for safetensors input, else npy. "
+                  "E.g. --format safetensors")
       ->check(CLI::IsMember({"npy", "safetensors"}))
       ->type_name("FORMAT");
+  cmd->add_option("--shard", args->shard,
+                  "Sharded checkpoint only: convert the shard files at positions K, K+N, "
+                  "K+2N, ... of the sorted shard names (K from 0), so N hosts share the work "
+                  "without talking to each other, e.g. --shard $SLURM_ARRAY_TASK_ID/4")
+      ->type_name("K/N");
+  cmd->add_flag("--finish-index", args->finish_index,
+                "Sharded checkpoint only: write no tensor; write DIR's index if every shard's "
+                "output is complete, else fail naming the shards still missing");
+  cmd->add_flag("--no-sync", args->no_sync,
+                "Do not wait for the disk: outputs are complete and renamed into place "
+                "atomically, but may still be only in the page cache when iotx exits (like "
+                "cp); a power loss can lose them. Default: fsync before each rename");
   cmd->add_flag("--quiet,-q", args->quiet,
                 "Print nothing but warnings and errors (no progress bar, no summary)");
   cmd->footer(
       "Every spec must name a given tensor and hold its element count; tensors without a\n"
       "spec are written unchanged. dtype names carry through (.npy descr such as <V2 for\n"
-      "bfloat16; safetensors dtype names and __metadata__). Each tensor moves from the\n"
-      "memory-mapped input straight into the memory-mapped output, so memory stays near one\n"
-      "tensor. Every file is written through a temporary and renamed into place: an error\n"
-      "leaves no partial file (with npy output, files finished before an I/O failure stay).\n"
-      "A progress bar shows on stderr when it is a terminal and the work is large.\n"
+      "bfloat16; safetensors dtype names and __metadata__). Reading, permuting and writing\n"
+      "overlap across tensors and files, and memory stays near a few tensors whatever the\n"
+      "checkpoint's size. Every file is written through a temporary and renamed into place:\n"
+      "an error or a kill leaves no partial file (files finished before it stay). An input\n"
+      "that changes while it is read is an error (IOTX_E301) and nothing made from it is kept.\n"
+      "A progress bar (bytes, rate, time left) shows on stderr when it is a terminal.\n"
+      "\n"
+      "Sharded checkpoints (model-00001-of-00030.safetensors ... and\n"
+      "model.safetensors.index.json): the outputs keep the shard layout, each shard's tensors\n"
+      "and __metadata__ in a file of the same name, and the index is copied unchanged once\n"
+      "every shard's output is complete. A shard whose output is complete already (size and\n"
+      "header as expected) is skipped, so a killed run is finished by running it again. Many\n"
+      "hosts split the shards with --shard K/N into one shared --out-dir; whichever run sees\n"
+      "every shard complete writes the index (or run --finish-index at the end). See\n"
+      "docs/sharding.md for Slurm, Kubernetes and ssh.\n"
       "\n"
       "Examples:\n"
       "  iotx apply --io-transposes io_transposes.json --input p0=p0.npy --out-dir dev/\n"
       "  iotx apply --io-transposes io_transposes.json --inputs inp-000.p --out-dir dev/\n"
       "  iotx apply --io-transposes io_transposes.json --inputs model.safetensors "
       "--out-dir dev/\n"
+      "  iotx apply --io-transposes io_transposes.json --inputs "
+      "ckpt/model.safetensors.index.json \\\n"
+      "      --out-dir dev/ --shard 2/8\n"
       "\n"
       "Exit status: 0 written, 1 failed (diagnostic on stderr), 2 usage error.");
   cmd->callback([&ctx, args] { ctx.exit_code = RunApply(*args); });

@@ -25,10 +25,22 @@ void ProgressBar::Update(uint64_t done, uint64_t total) {
   drawn_ = true;
   const int filled = static_cast<int>(static_cast<double>(done) / total * kBarWidth);
   const double seconds = std::chrono::duration<double>(now - start_).count();
-  const double rate = seconds > 0 ? static_cast<double>(done) / seconds / 1e9 : 0;
-  std::fprintf(stderr, "\r[%s%s]  %s / %s  %.2f GB/s ", std::string(filled, '#').c_str(),
+  const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;  // bytes/s
+  std::string left = "--:--";
+  if (rate > 0 && done > 0) {
+    const auto remaining = static_cast<long long>(static_cast<double>(total - done) / rate + 0.5);
+    char text[32];
+    if (remaining >= 3600) {
+      std::snprintf(text, sizeof(text), "%lld:%02lld:%02lld", remaining / 3600,
+                    remaining / 60 % 60, remaining % 60);
+    } else {
+      std::snprintf(text, sizeof(text), "%lld:%02lld", remaining / 60, remaining % 60);
+    }
+    left = text;
+  }
+  std::fprintf(stderr, "\r[%s%s]  %s / %s  %.2f GB/s  %s left ", std::string(filled, '#').c_str(),
                std::string(kBarWidth - filled, '.').c_str(), FormatBytes(done).c_str(),
-               FormatBytes(total).c_str(), rate);
+               FormatBytes(total).c_str(), rate / 1e9, left.c_str());
   std::fflush(stderr);
 }
 

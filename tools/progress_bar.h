@@ -1,4 +1,5 @@
-// A progress bar on stderr for long byte-moving commands: bytes done / total and the rate.
+// A progress bar on stderr for long byte-moving commands: bytes done / total, the rate and the
+// time left at that rate.
 #pragma once
 
 #include <chrono>
@@ -14,8 +15,8 @@ class ProgressBar {
   static constexpr uint64_t kMinBytes = uint64_t{256} << 20;
 
   explicit ProgressBar(bool enabled);
-  // Redraws "[#####.....]  512.0 MiB / 1.0 GiB  1.84 GB/s", at most every 100 ms and always
-  // when done == total.
+  // Redraws "[#####.....]  512.0 MiB / 1.0 GiB  1.84 GB/s  0:12 left", at most every 100 ms
+  // and always when done == total.
   void Update(uint64_t done, uint64_t total);
   // Ends the bar's line if anything was drawn; nothing is drawn afterwards. Call it before
   // printing anything else.

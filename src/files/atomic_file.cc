@@ -101,7 +101,9 @@ AtomicFile::AtomicFile(AtomicFile&& other) noexcept
       map_(std::exchange(other.map_, nullptr)),
       map_size_(std::exchange(other.map_size_, 0)),
       mapped_(std::exchange(other.mapped_, false)),
-      written_(std::exchange(other.written_, false)) {}
+      written_(std::exchange(other.written_, false)),
+      reserved_(std::exchange(other.reserved_, 0)),
+      has_reserved_(std::exchange(other.has_reserved_, false)) {}
 
 AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
   if (this != &other) {
@@ -113,6 +115,8 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
     map_size_ = std::exchange(other.map_size_, 0);
     mapped_ = std::exchange(other.mapped_, false);
     written_ = std::exchange(other.written_, false);
+    reserved_ = std::exchange(other.reserved_, 0);
+    has_reserved_ = std::exchange(other.has_reserved_, false);
   }
   return *this;
 }
@@ -157,6 +161,74 @@ Status AtomicFile::Write(std::string_view bytes) {
   return Write(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
 }
 
+Status AtomicFile::Reserve(uint64_t size) {
+  if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::Reserve on a spent file");
+  if (mapped_ || written_ || has_reserved_) {
+    return Fail(ErrorCode::kInternal, "AtomicFile::Reserve on a file already written or sized");
+  }
+  has_reserved_ = true;
+  reserved_ = size;
+  if (size == 0) return Ok();
+  if (size > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+    Error error = WriteError("cannot size temporary file", EFBIG);
+    Discard();
+    return Fail(std::move(error));
+  }
+  // fallocate, not posix_fallocate: where the file system cannot allocate without writing,
+  // glibc's fallback writes every block, which would double the writes.
+  if (fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) {
+    const int errnum = errno;
+    if (errnum != EOPNOTSUPP && errnum != ENOSYS) {
+      Error error = WriteError("cannot reserve " + std::to_string(size) + " bytes for", errnum);
+      Discard();
+      return Fail(std::move(error));
+    }
+    if (ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      Error error = WriteError("cannot size temporary file", errno);
+      Discard();
+      return Fail(std::move(error));
+    }
+  }
+  return Ok();
+}
+
+Status AtomicFile::WriteAt(uint64_t offset, std::span<const std::byte> bytes) {
+  if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::WriteAt on a spent file");
+  if (mapped_) return Fail(ErrorCode::kInternal, "AtomicFile::WriteAt after Map()");
+  written_ = true;
+  while (!bytes.empty()) {
+    const size_t chunk = std::min(bytes.size(), kMaxWriteChunk);
+    const ssize_t n = pwrite(fd_, bytes.data(), chunk, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Fail(WriteError("cannot write temporary file", errno));
+    }
+    bytes = bytes.subspan(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  return Ok();
+}
+
+Status AtomicFile::WriteAt(uint64_t offset, std::string_view bytes) {
+  return WriteAt(offset, std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+}
+
+void AtomicFile::StartWriteback(uint64_t offset, uint64_t length) noexcept {
+  if (fd_ < 0 || length == 0) return;
+  sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                  SYNC_FILE_RANGE_WRITE);
+}
+
+Status AtomicFile::WaitWriteback(uint64_t offset, uint64_t length) {
+  if (fd_ < 0 || length == 0) return Ok();
+  if (sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                          SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
+    return Fail(WriteError("cannot write back temporary file", errno));
+  }
+  return Ok();
+}
+
 Expected<std::span<std::byte>> AtomicFile::Map(uint64_t size) {
   if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::Map on a spent file");
   if (mapped_ || written_) {
@@ -188,13 +260,14 @@ Expected<std::span<std::byte>> AtomicFile::Map(uint64_t size) {
   return std::span<std::byte>(map_, map_size_);
 }
 
-Status AtomicFile::Commit() {
+Status AtomicFile::Commit(Durability durability) {
   if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::Commit on a spent file");
+  const bool durable = durability == Durability::kDurable;
   // Linux keeps a shared mapping's dirty pages in the page cache, so fsync below writes them.
   if (map_ != nullptr) munmap(map_, map_size_);
   map_ = nullptr;
   map_size_ = 0;
-  if (fsync(fd_) != 0) {
+  if (durable && fsync(fd_) != 0) {
     Error error = WriteError("cannot flush temporary file", errno);
     Discard();
     return Fail(std::move(error));
@@ -213,6 +286,7 @@ Status AtomicFile::Commit() {
                             "cannot rename '" + temp_path_.string() + "' into place", path_,
                             errnum));
   }
+  if (!durable) return Ok();
   std::filesystem::path dir = path_.parent_path().empty() ? "." : path_.parent_path();
   return SyncDirectory(dir, path_);
 }

@@ -5,8 +5,10 @@
 // directory. A process killed at any point leaves either the old file or the new one under
 // the final name, never a truncated one (a stray ".NAME.tmp-*" may remain after a kill).
 //
-// Two ways to produce the content: stream it with Write(), or Map() the whole file and fill
-// the mapping in place — how multi-GiB tensors are written without a heap copy.
+// Three ways to produce the content: stream it with Write(); Reserve() its size and WriteAt()
+// pieces in any order (pwrite, from any thread but one at a time per file) — how the producer's
+// pipeline writes multi-GiB tensors from reusable buffers; or Map() the whole file and fill the
+// mapping in place.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,16 @@
 #include "iotx/status.h"
 
 namespace iotx::files {
+
+// What Commit() promises about the data once the final name holds it.
+enum class Durability {
+  // fsync of the file before the rename and of the directory after it: the file survives a
+  // crash of the machine, not only of the process.
+  kDurable,
+  // Renamed into place without waiting for the disk: complete for every process from the
+  // moment it appears, written back by the kernel later (what `cp` leaves behind).
+  kNoSync,
+};
 
 struct AtomicFileOptions {
   // When not empty, the final path (its directory and, if it is a symlink, the link's target)
@@ -44,17 +56,34 @@ class AtomicFile {
   Status Write(std::span<const std::byte> bytes);
   Status Write(std::string_view bytes);
 
+  // Sizes the file to exactly `size` bytes with the disk space allocated (fallocate, or a
+  // plain size change where the file system lacks it), so a full disk is an error here and not
+  // in the middle of the writes. Only on a file nothing was written to, and only once; then
+  // WriteAt fills it.
+  Status Reserve(uint64_t size);
+
+  // Writes `bytes` at `offset` (pwrite), inside the reserved size. Not after Map().
+  Status WriteAt(uint64_t offset, std::span<const std::byte> bytes);
+  Status WriteAt(uint64_t offset, std::string_view bytes);
+
+  // Starts writing [offset, offset + length) back to disk without waiting (sync_file_range
+  // SYNC_FILE_RANGE_WRITE), so a later Commit finds little left. A hint: failures show later.
+  void StartWriteback(uint64_t offset, uint64_t length) noexcept;
+  // Waits until [offset, offset + length) is on disk, starting what is not yet under way;
+  // bounds the dirty pages a long file keeps. kIoWrite when writeback failed.
+  Status WaitWriteback(uint64_t offset, uint64_t length);
+
   // Sizes the file to exactly `size` bytes and maps all of it writable (an empty span for 0).
   // The disk space is reserved here, so a full disk is an error now and never a SIGBUS while
   // the mapping is filled. Only on a file nothing was written to, and only once. The span is
   // valid until Commit() or destruction.
   Expected<std::span<std::byte>> Map(uint64_t size);
 
-  // Flushes the data to disk, renames the file over the final path and syncs the directory.
-  // On failure the temporary file is removed and the final path left as it was (unless the
-  // rename already happened: then only the directory sync failed and the error says so).
-  // The object is spent either way.
-  Status Commit();
+  // Flushes the data to disk, renames the file over the final path and syncs the directory
+  // (kNoSync: only the rename). On failure the temporary file is removed and the final path
+  // left as it was (unless the rename already happened: then only the directory sync failed
+  // and the error says so). The object is spent either way.
+  Status Commit(Durability durability = Durability::kDurable);
 
   // The final path, as given to Create().
   const std::filesystem::path& path() const noexcept { return path_; }
@@ -75,6 +104,8 @@ class AtomicFile {
   size_t map_size_ = 0;
   bool mapped_ = false;
   bool written_ = false;
+  uint64_t reserved_ = 0;
+  bool has_reserved_ = false;
 };
 
 // Writes `bytes` to `path` atomically (see AtomicFile). Errors are kIoWrite with the path and

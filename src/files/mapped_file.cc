@@ -1,4 +1,6 @@
 #include "files/mapped_file.h"
+
+#include "files/sigbus_guard.h"
 #include "files/system_error.h"
 
 #include <fcntl.h>
@@ -10,6 +12,15 @@
 #include <system_error>
 
 namespace iotx::files {
+namespace {
+
+MappedFile::Identity IdentityOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          static_cast<uint64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
+}  // namespace
 
 Expected<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::filesystem::path& path) {
   auto fail = [&path](ErrorCode code, const std::string& what, int errnum) {
@@ -41,11 +52,35 @@ Expected<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::filesyst
     data = static_cast<const std::byte*>(map);
   }
   close(fd);  // the mapping stays valid without the descriptor
-  return std::shared_ptr<const MappedFile>(new MappedFile(path.string(), data, size));
+  auto* file = new MappedFile(path.string(), data, size, IdentityOf(st));
+  file->guard_ = GuardMapping(data, size);
+  return std::shared_ptr<const MappedFile>(file);
 }
 
 MappedFile::~MappedFile() {
+  UnguardMapping(guard_);
   if (data_ != nullptr) munmap(const_cast<std::byte*>(data_), size_);
+}
+
+Status MappedFile::CheckIntact() const {
+  if (MappingDamaged(guard_)) {
+    return Fail(Error(ErrorCode::kIoRead,
+                      "the file changed while it was read: it was truncated, or a page of it "
+                      "could not be read; nothing made from it is kept")
+                    .InFile(path_));
+  }
+  struct stat st;
+  if (stat(path_.c_str(), &st) != 0) return Ok();  // gone (renamed or removed): ours is intact
+  const Identity now = IdentityOf(st);
+  if (now.device != identity_.device || now.inode != identity_.inode) return Ok();  // replaced
+  if (now.size != identity_.size || now.mtime_ns != identity_.mtime_ns) {
+    return Fail(Error(ErrorCode::kIoRead,
+                      "the file changed while it was read (size " +
+                          std::to_string(identity_.size) + " -> " + std::to_string(now.size) +
+                          " bytes, or a newer modification time); nothing made from it is kept")
+                    .InFile(path_));
+  }
+  return Ok();
 }
 
 }  // namespace iotx::files

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -12,8 +13,10 @@
 namespace iotx::files {
 
 // A regular file mapped read-only (MAP_PRIVATE). Immutable after Open and safe to share
-// between threads; tensors read from it keep the shared_ptr to stay valid. Truncating the file
-// while it is mapped is undefined (the kernel raises SIGBUS on pages past the new end).
+// between threads; tensors read from it keep the shared_ptr to stay valid. The mapping is
+// guarded (files/sigbus_guard.h): if the file is truncated while it is read, or a page cannot
+// be read, the reads see zeros instead of the process dying of SIGBUS, and CheckIntact()
+// reports it; check it before publishing anything made from the bytes.
 class MappedFile {
  public:
   // Maps `path`. Empty files are fine (bytes() is empty). Errors: kIoOpen (missing, not a
@@ -29,13 +32,27 @@ class MappedFile {
   // The path as given to Open(), for diagnostics.
   const std::string& path() const noexcept { return path_; }
 
+  // kIoRead naming the file when what was read from the mapping cannot be trusted: a read
+  // faulted (the file was truncated under us, or a page could not be read), or the file at
+  // the path is still the one mapped but its size or modification time changed since Open.
+  // Thread-safe.
+  Status CheckIntact() const;
+
+  // What identifies the file's content when it was mapped.
+  struct Identity {
+    uint64_t device = 0, inode = 0, size = 0;
+    int64_t mtime_ns = 0;
+  };
+
  private:
-  MappedFile(std::string path, const std::byte* data, size_t size)
-      : path_(std::move(path)), data_(data), size_(size) {}
+  MappedFile(std::string path, const std::byte* data, size_t size, Identity identity)
+      : path_(std::move(path)), data_(data), size_(size), identity_(identity) {}
 
   std::string path_;
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
+  Identity identity_;
+  int guard_ = -1;  // the sigbus_guard slot, -1 when unguarded
 };
 
 }  // namespace iotx::files

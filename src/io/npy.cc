@@ -187,21 +187,25 @@ Expected<NpyHeader> ParseNpyHeader(std::span<const std::byte> file, std::string_
   return header;
 }
 
-Expected<Array> ParseNpy(std::span<const std::byte> file, std::shared_ptr<const void> owner,
-                         std::string_view file_name) {
+Expected<Tensor> ParseNpy(std::span<const std::byte> file, std::shared_ptr<const void> owner,
+                          std::string_view file_name) {
   IOTX_ASSIGN_OR_RETURN(NpyHeader header, ParseNpyHeader(file, file_name));
-  SourceLayout layout;
+  StoredLayout layout;
   if (header.fortran_order) {
     layout = FortranLayout(header.shape);
   } else {
     layout.memory_shape = header.shape;
   }
-  return MakeArray(std::move(header.descr), header.info, layout,
-                   file.subspan(header.data_offset, header.data_size), std::move(owner));
+  Tensor tensor =
+      DescribeStored("", std::move(header.descr), header.info, std::move(layout),
+                     file.subspan(header.data_offset, header.data_size), std::move(owner));
+  tensor.file = std::string(file_name);
+  return tensor;
 }
 
-Expected<Array> ReadNpy(const std::filesystem::path& path) {
-  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
+Expected<Tensor> ReadNpy(const std::filesystem::path& path) {
+  IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file,
+                        files::MappedFile::Open(path));
   return ParseNpy(file->bytes(), file, path.string());
 }
 
@@ -251,44 +255,44 @@ Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int6
   return out;
 }
 
-Expected<NpyWriter> NpyWriter::Create(const std::filesystem::path& path, std::string_view descr,
-                                      std::span<const int64_t> shape,
-                                      const files::AtomicFileOptions& options) {
-  auto header = MakeNpyHeader(descr, shape);
-  if (!header) return Fail(std::move(header.error()).InFile(path.string()));
-  const size_t itemsize = ParseDescr(descr)->itemsize;
+Expected<FileLayout> NpyLayout(std::string_view descr, std::span<const int64_t> shape) {
+  IOTX_ASSIGN_OR_RETURN(std::string header, MakeNpyHeader(descr, shape));
+  const size_t itemsize = ParseDescr(descr)->itemsize;  // MakeNpyHeader checked it
   std::optional<int64_t> count = CheckedProduct(shape);
-  if (!count || static_cast<uint64_t>(*count) > (SIZE_MAX - header->size()) / itemsize) {
-    return Fail(Error(ErrorCode::kDimOverflow, "shape " + ToString(shape) + " of '" +
-                                                   std::string(descr) +
-                                                   "' elements overflows the byte count")
-                    .InFile(path.string()));
+  if (!count || static_cast<uint64_t>(*count) > (UINT64_MAX - header.size()) / itemsize) {
+    return Fail(ErrorCode::kDimOverflow, "shape " + ToString(shape) + " of '" +
+                                             std::string(descr) +
+                                             "' elements overflows the byte count");
   }
-  const size_t data_size = static_cast<size_t>(*count) * itemsize;
-  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
-  IOTX_ASSIGN_OR_RETURN(std::span<std::byte> bytes, file.Map(header->size() + data_size));
-  std::memcpy(bytes.data(), header->data(), header->size());
-  return NpyWriter(std::move(file), bytes.subspan(header->size()));
+  FileLayout layout;
+  layout.data_offsets = {header.size()};
+  layout.data_sizes = {static_cast<uint64_t>(*count) * itemsize};
+  layout.size = header.size() + layout.data_sizes[0];
+  layout.literals.push_back({0, std::move(header)});
+  return layout;
 }
 
-Status WriteNpy(const std::filesystem::path& path, const Array& array,
+Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor,
                 const files::AtomicFileOptions& options) {
-  auto header = MakeNpyHeader(array.descr, array.shape);
-  if (!header) return Fail(std::move(header.error()).InFile(path.string()));
-  std::optional<int64_t> count = CheckedProduct(array.shape);
-  if (!count || array.itemsize == 0 || ParseDescr(array.descr)->itemsize != array.itemsize ||
-      static_cast<uint64_t>(*count) > SIZE_MAX / array.itemsize ||
-      static_cast<size_t>(*count) * array.itemsize != array.data.size()) {
+  if (tensor.descr.empty()) {
+    return Fail(Error(ErrorCode::kInvalidArgument,
+                      "dtype " + tensor.dtype + " has no numpy type string for a .npy file")
+                    .InFile(path.string())
+                    .AtKey(tensor.name));
+  }
+  auto layout = NpyLayout(tensor.descr, tensor.shape);
+  if (!layout) return Fail(std::move(layout).error().InFile(path.string()));
+  const size_t itemsize = ParseDescr(tensor.descr)->itemsize;
+  if (itemsize * 8 != tensor.element_bits ||
+      (!tensor.layout.latin1 && tensor.stored.size() != layout->data_sizes[0])) {
     return Fail(Error(ErrorCode::kBufferSize,
-                      "array data of " + std::to_string(array.data.size()) +
-                          " bytes does not match shape " + ToString(array.shape) + " of '" +
-                          array.descr + "' (itemsize " + std::to_string(array.itemsize) + ")")
+                      "tensor data of " + std::to_string(tensor.stored.size()) +
+                          " bytes does not match shape " + ToString(tensor.shape) + " of '" +
+                          tensor.descr + "' (" + std::to_string(tensor.element_bits) +
+                          "-bit elements)")
                     .InFile(path.string()));
   }
-  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
-  IOTX_RETURN_IF_ERROR(file.Write(*header));
-  IOTX_RETURN_IF_ERROR(file.Write(array.data));
-  return file.Commit();
+  return WriteLaidOut(path, *layout, std::span(&tensor, 1), options);
 }
 
 }  // namespace iotx::io

@@ -1,8 +1,8 @@
 // .npy files (numpy's array format), versions 1.0, 2.0 and 3.0.
 //
-// Reading maps the file; the returned Array points into the mapping (no copy) unless the file
-// is Fortran-ordered or big-endian, which are converted to C order, little-endian (one copy).
-// Writing produces the bytes numpy's np.save produces for the same array, atomically.
+// Reading maps the file; the returned Tensor points into the mapping (no copy), a
+// Fortran-ordered or big-endian one with its stored layout described (io/tensor.h). Writing
+// produces the bytes numpy's np.save produces for the same array, atomically.
 // See docs/tensor-files.md for the decisions.
 #pragma once
 
@@ -13,8 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "io/array.h"
 #include "files/atomic_file.h"
+#include "io/file_layout.h"
+#include "io/tensor.h"
 #include "iotx/status.h"
 
 namespace iotx::io {
@@ -37,13 +38,13 @@ struct NpyHeader {
 // headers over 1 MiB), all naming `file_name`.
 Expected<NpyHeader> ParseNpyHeader(std::span<const std::byte> file, std::string_view file_name);
 
-// Parses the .npy file held in `file`; the Array references `file` (kept alive by `owner`)
-// unless it had to be converted (Fortran order, big-endian).
-Expected<Array> ParseNpy(std::span<const std::byte> file, std::shared_ptr<const void> owner,
-                         std::string_view file_name);
+// Parses the .npy file held in `file`; the Tensor (without a name) references `file`, kept
+// alive by `owner`.
+Expected<Tensor> ParseNpy(std::span<const std::byte> file, std::shared_ptr<const void> owner,
+                          std::string_view file_name);
 
 // Maps `path` and parses it (ParseNpy); kIoOpen/kIoRead when the file cannot be mapped.
-Expected<Array> ReadNpy(const std::filesystem::path& path);
+Expected<Tensor> ReadNpy(const std::filesystem::path& path);
 
 // The bytes before the data that np.save writes for an array of `descr` and `shape`: magic,
 // version 1.0 (numpy's choice for every header this can produce), header length, the header
@@ -51,31 +52,14 @@ Expected<Array> ReadNpy(const std::filesystem::path& path);
 // kNpyUnsupported for a descr numpy would not read back or a rank over kMaxRank.
 Expected<std::string> MakeNpyHeader(std::string_view descr, std::span<const int64_t> shape);
 
-// A .npy file being written: the header is in place and data() is a writable mapping of the
-// array's bytes, to be filled in C order before Commit(). Nothing appears under the final name
-// before Commit(); abandoning the writer removes everything. Move-only.
-class NpyWriter {
- public:
-  // Errors: those of MakeNpyHeader, kDimOverflow for a byte size that overflows, and those of
-  // files::AtomicFile::Create / Map (kIoWrite, kPathUnsafe).
-  static Expected<NpyWriter> Create(const std::filesystem::path& path, std::string_view descr,
-                                    std::span<const int64_t> shape,
-                                    const files::AtomicFileOptions& options = {});
+// The layout of a .npy file of `descr` and `shape`: MakeNpyHeader, then the data. Errors:
+// those of MakeNpyHeader, kDimOverflow for a byte size that overflows.
+Expected<FileLayout> NpyLayout(std::string_view descr, std::span<const int64_t> shape);
 
-  // product(shape) * itemsize bytes, C order.
-  std::span<std::byte> data() const noexcept { return data_; }
-  // Publishes the file (files::AtomicFile::Commit).
-  Status Commit() { return file_.Commit(); }
-
- private:
-  NpyWriter(files::AtomicFile file, std::span<std::byte> data) : file_(std::move(file)), data_(data) {}
-  files::AtomicFile file_;
-  std::span<std::byte> data_;
-};
-
-// Writes `array` to `path` as np.save would (atomically). kBufferSize when array.data does not
-// hold product(shape) * itemsize bytes; otherwise the errors of NpyWriter::Create.
-Status WriteNpy(const std::filesystem::path& path, const Array& array,
+// Writes `tensor` to `path` as np.save would (atomically), under its descr (kInvalidArgument
+// when it has none, such as safetensors' F4). kBufferSize when its stored bytes do not hold
+// its shape; otherwise the errors of NpyLayout and files::AtomicFile.
+Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor,
                 const files::AtomicFileOptions& options = {});
 
 }  // namespace iotx::io

@@ -95,50 +95,39 @@ Expected<Dims> ReadShape(const Value& value, std::string_view what) {
   return shape;
 }
 
-// The latin-1 bytes of a str whose characters are all below U+0100: how protocol 2 carries
-// bytes (`_codecs.encode(data.decode('latin1'), 'latin1')`). One copy, never larger than the
-// UTF-8 text it comes from.
-Expected<Bytes> Latin1Bytes(std::string_view utf8) {
-  std::shared_ptr<std::byte[]> buffer = AllocateBuffer(utf8.size());
-  size_t n = 0;
-  for (size_t i = 0; i < utf8.size(); ++i) {
-    auto c = static_cast<uint8_t>(utf8[i]);
-    if (c < 0x80) {
-      buffer[n++] = std::byte{c};
-    } else if ((c == 0xC2 || c == 0xC3) && i + 1 < utf8.size()) {
-      // U+0080..U+00FF is C2 80..C3 BF; the string was checked to be valid UTF-8.
-      buffer[n++] = std::byte(
-          static_cast<uint8_t>(((c & 0x03) << 6) | (static_cast<uint8_t>(utf8[++i]) & 0x3F)));
-    } else {
-      return Format("a str that should hold latin-1 bytes has a character above U+00FF");
-    }
-  }
-  Bytes bytes;
-  bytes.data = {buffer.get(), n};
-  bytes.owner = std::move(buffer);
-  return bytes;
+// The bytes a str whose characters are all below U+0100 stands for: how protocol 2 carries
+// bytes (`_codecs.encode(data.decode('latin1'), 'latin1')`). Checked and measured here, but
+// not decoded: many arrays may share one memoized str, and each is converted on its own when
+// it is used.
+Expected<Bytes> Latin1Bytes(std::string_view utf8, const std::shared_ptr<const void>& owner) {
+  const auto data = std::as_bytes(std::span<const char>(utf8.data(), utf8.size()));
+  auto size = Latin1Size(data);
+  if (!size) return Format(size.error().message);
+  return Bytes{data, owner, /*latin1=*/true, *size};
 }
 
-Expected<Bytes> BytesOf(const Value& value, std::string_view what) {
+Expected<Bytes> BytesOf(const Value& value, std::string_view what,
+                        const std::shared_ptr<const void>& owner) {
   if (const Bytes* bytes = As<Bytes>(value)) return *bytes;
   // numpy's __setstate__ also takes a str and encodes it as latin-1 (Python 2 pickles).
-  if (const Str* str = As<Str>(value)) return Latin1Bytes(str->utf8);
+  if (const Str* str = As<Str>(value)) return Latin1Bytes(str->utf8, owner);
   return Format(std::string(what) + " is " + Describe(value) + ", expected bytes");
 }
 
-// Checks that `data` holds exactly the array's bytes and builds the Array.
-Expected<Array> BuildArray(const DescrInfo& info, const SourceLayout& layout, const Bytes& data) {
+// Checks that `data` holds exactly the array's bytes and describes the tensor.
+Expected<Tensor> BuildArray(const DescrInfo& info, StoredLayout layout, const Bytes& data) {
   if (info.itemsize == 0) return Unsupported("arrays of zero-size elements are not supported");
   std::optional<int64_t> count = CheckedProduct(layout.memory_shape);
   if (!count || static_cast<uint64_t>(*count) > SIZE_MAX / info.itemsize ||
-      static_cast<size_t>(*count) * info.itemsize != data.data.size()) {
-    return Format("array data has " + std::to_string(data.data.size()) + " bytes, but shape " +
+      static_cast<size_t>(*count) * info.itemsize != data.size) {
+    return Format("array data has " + std::to_string(data.size) + " bytes, but shape " +
                   ToString(layout.memory_shape) + " of '" + DescrString(info) + "' needs " +
                   (count && static_cast<uint64_t>(*count) <= SIZE_MAX / info.itemsize
                        ? std::to_string(static_cast<size_t>(*count) * info.itemsize)
                        : std::string("more than fits in memory")));
   }
-  return MakeArray(DescrString(info), info, layout, data.data, data.owner);
+  return DescribeStored("", DescrString(info), info, std::move(layout), data.data, data.owner,
+                        data.latin1);
 }
 
 Expected<Value> CallDType(const Tuple& args) {
@@ -161,16 +150,16 @@ Expected<Value> CallDType(const Tuple& args) {
   return Value{DTypeObj{*info, false}};
 }
 
-Expected<Value> CallFromBuffer(const Tuple& args) {
+Expected<Value> CallFromBuffer(const Tuple& args, const std::shared_ptr<const void>& owner) {
   if (args.items.size() != 4 && args.items.size() != 5) {
     return Format("_frombuffer expects (buffer, dtype, shape, order[, axes])");
   }
   const DTypeObj* dtype = As<DTypeObj>(*args.items[1]);
   if (dtype == nullptr) return Format("_frombuffer's dtype is " + Describe(*args.items[1]));
-  IOTX_ASSIGN_OR_RETURN(Bytes data, BytesOf(*args.items[0], "_frombuffer's buffer"));
+  IOTX_ASSIGN_OR_RETURN(Bytes data, BytesOf(*args.items[0], "_frombuffer's buffer", owner));
   IOTX_ASSIGN_OR_RETURN(Dims shape, ReadShape(*args.items[2], "_frombuffer's shape"));
   const Str* order = As<Str>(*args.items[3]);
-  SourceLayout layout;
+  StoredLayout layout;
   if (order != nullptr && order->utf8 == "C" && args.items.size() == 4) {
     layout.memory_shape = shape;
   } else if (order != nullptr && order->utf8 == "F" && args.items.size() == 4) {
@@ -192,7 +181,7 @@ Expected<Value> CallFromBuffer(const Tuple& args) {
   } else {
     return Format("_frombuffer's order must be 'C' or 'F', or 'K' with axes");
   }
-  IOTX_ASSIGN_OR_RETURN(Array array, BuildArray(dtype->info, layout, data));
+  IOTX_ASSIGN_OR_RETURN(Tensor array, BuildArray(dtype->info, std::move(layout), data));
   return Value{ArrayObj{std::move(array)}};
 }
 
@@ -224,7 +213,8 @@ Status SetDTypeState(DTypeObj& dtype, const Tuple& state) {
   return Ok();
 }
 
-Status SetArrayState(ArrayObj& array, const Tuple& state) {
+Status SetArrayState(ArrayObj& array, const Tuple& state,
+                     const std::shared_ptr<const void>& owner) {
   // (version, shape, dtype, is_fortran, data), or version 0's (shape, dtype, is_fortran, data).
   const size_t n = state.items.size();
   if (n != 4 && n != 5) return Format("numpy array state must be a tuple of 4 or 5 items");
@@ -234,14 +224,14 @@ Status SetArrayState(ArrayObj& array, const Tuple& state) {
   if (dtype == nullptr) return Format("array dtype is " + Describe(*state.items[first + 1]));
   const bool* fortran = As<bool>(*state.items[first + 2]);
   if (fortran == nullptr) return Format("array is_fortran flag is not a bool");
-  IOTX_ASSIGN_OR_RETURN(Bytes data, BytesOf(*state.items[first + 3], "array data"));
-  SourceLayout layout;
+  IOTX_ASSIGN_OR_RETURN(Bytes data, BytesOf(*state.items[first + 3], "array data", owner));
+  StoredLayout layout;
   if (*fortran) {
     layout = FortranLayout(shape);
   } else {
     layout.memory_shape = shape;
   }
-  IOTX_ASSIGN_OR_RETURN(array.array, BuildArray(dtype->info, layout, data));
+  IOTX_ASSIGN_OR_RETURN(array.array, BuildArray(dtype->info, std::move(layout), data));
   return Ok();
 }
 
@@ -282,7 +272,8 @@ Expected<Global> ResolveGlobal(std::string_view module, std::string_view name) {
                   "; refused without running anything");
 }
 
-Expected<Value> Call(Global callable, const Tuple& args) {
+Expected<Value> Call(Global callable, const Tuple& args,
+                     const std::shared_ptr<const void>& owner) {
   switch (callable) {
     case Global::kReconstruct:
       // _reconstruct(ndarray, (0,), b'b') makes an empty array; BUILD fills it in.
@@ -292,7 +283,7 @@ Expected<Value> Call(Global callable, const Tuple& args) {
       }
       return Value{ArrayObj{}};
     case Global::kFromBuffer:
-      return CallFromBuffer(args);
+      return CallFromBuffer(args, owner);
     case Global::kDType:
       return CallDType(args);
     case Global::kCodecsEncode: {
@@ -302,7 +293,7 @@ Expected<Value> Call(Global callable, const Tuple& args) {
           (encoding->utf8 != "latin1" && encoding->utf8 != "latin-1")) {
         return Format("_codecs.encode expects (str, 'latin1')");
       }
-      IOTX_ASSIGN_OR_RETURN(Bytes bytes, Latin1Bytes(text->utf8));
+      IOTX_ASSIGN_OR_RETURN(Bytes bytes, Latin1Bytes(text->utf8, owner));
       return Value{std::move(bytes)};
     }
     case Global::kBytes:
@@ -314,7 +305,7 @@ Expected<Value> Call(Global callable, const Tuple& args) {
   return Format("numpy.ndarray is called directly; numpy pickles call _reconstruct");
 }
 
-Status SetState(Value& obj, const Value& state) {
+Status SetState(Value& obj, const Value& state, const std::shared_ptr<const void>& owner) {
   const Tuple* tuple = As<Tuple>(state);
   if (DTypeObj* dtype = std::get_if<DTypeObj>(&obj.v)) {
     if (dtype->has_state) return Format("BUILD applied twice to one dtype");
@@ -324,7 +315,7 @@ Status SetState(Value& obj, const Value& state) {
   if (ArrayObj* array = std::get_if<ArrayObj>(&obj.v)) {
     if (array->array) return Format("BUILD applied to an array that already has its data");
     if (tuple == nullptr) return Format("numpy array state is " + Describe(state));
-    return SetArrayState(*array, *tuple);
+    return SetArrayState(*array, *tuple, owner);
   }
   return Format("BUILD on " + Describe(obj) + "; only numpy arrays and dtypes are expected");
 }
@@ -342,10 +333,12 @@ Status SetItem(Dict& dict, const Value& key, const Value& value) {
   }
   std::string key_text(name->utf8);
   auto [it, inserted] = dict.index.try_emplace(key_text, dict.items.size());
+  Tensor tensor = *array->array;
+  tensor.name = key_text;
   if (inserted) {
-    dict.items.push_back(NamedArray{std::move(key_text), *array->array});
+    dict.items.push_back(std::move(tensor));
   } else {
-    dict.items[it->second].array = *array->array;  // Python: a repeated key keeps its place
+    dict.items[it->second] = std::move(tensor);  // Python: a repeated key keeps its place
   }
   return Ok();
 }

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "io/array.h"
+#include "io/tensor.h"
 #include "iotx/status.h"
 
 namespace iotx::io::pickle {
@@ -38,7 +38,11 @@ struct Str {
 };
 struct Bytes {
   std::span<const std::byte> data;
-  std::shared_ptr<const void> owner;  // the pickle's owner, or a decoded copy
+  std::shared_ptr<const void> owner;  // the pickle's owner
+  // `data` is the UTF-8 text of a latin-1 str standing for `size` bytes (protocol 2); it is
+  // decoded only when the tensor is converted, one at a time (Tensor's StoredLayout::latin1).
+  bool latin1 = false;
+  size_t size = 0;  // the bytes it stands for: data.size() unless latin1
 };
 struct Tuple {
   std::vector<ValuePtr> items;
@@ -54,10 +58,10 @@ struct DTypeObj {
   bool has_state = false;  // BUILD ran (sets the byte order; done only once)
 };
 struct ArrayObj {
-  std::optional<Array> array;  // empty between _reconstruct and its BUILD
+  std::optional<Tensor> array;  // empty between _reconstruct and its BUILD
 };
 struct Dict {
-  std::vector<NamedArray> items;
+  std::vector<Tensor> items;  // named by their keys
   std::unordered_map<std::string, size_t> index;  // name -> position in items
 };
 
@@ -76,10 +80,11 @@ Expected<Global> ResolveGlobal(std::string_view module, std::string_view name);
 
 // The value of `callable(*args)`. Errors: kPickleFormat (arguments numpy would reject),
 // kPickleUnsupportedValue (object, structured, datetime or zero-size dtypes).
-Expected<Value> Call(Global callable, const Tuple& args);
+// `owner` keeps the pickle's bytes alive: arrays point into them.
+Expected<Value> Call(Global callable, const Tuple& args, const std::shared_ptr<const void>& owner);
 
 // obj.__setstate__(state) for the arrays and dtypes that BUILD completes.
-Status SetState(Value& obj, const Value& state);
+Status SetState(Value& obj, const Value& state, const std::shared_ptr<const void>& owner);
 
 // Python's `dict[key] = value` for the result dict: only string keys and complete arrays.
 // kPickleUnsupportedValue with the key otherwise.

@@ -104,7 +104,7 @@ class Machine {
           std::string_view file_name)
       : file_(file), owner_(std::move(owner)), file_name_(file_name) {}
 
-  Expected<std::vector<NamedArray>> Run() {
+  Expected<std::vector<Tensor>> Run() {
     Status scan = ScanGlobals(file_);
     if (!scan) return Fail(std::move(scan).error().InFile(std::string(file_name_)));
     while (!stopped_) {
@@ -252,7 +252,7 @@ class Machine {
   }
 
   Status PushBytes(std::span<const std::byte> bytes) {
-    return PushNew(Value{Bytes{bytes, owner_}});
+    return PushNew(Value{Bytes{bytes, owner_, /*latin1=*/false, bytes.size()}});
   }
 
   // Remembers `text` as the name of the dict entry being read when it lands in a key slot of
@@ -514,14 +514,14 @@ class Machine {
           return Format("REDUCE calls " + Describe(*callable) + " with " + Describe(*args) +
                         "; expected an allowed global and a tuple");
         }
-        auto result = Call(*global, *tuple);
+        auto result = Call(*global, *tuple, owner_);
         if (!result) return Fail(WithKey(std::move(result).error()));
         return PushNew(std::move(*result));
       }
       case kBuild: {
         IOTX_ASSIGN_OR_RETURN(ValuePtr state, Pop());
         IOTX_ASSIGN_OR_RETURN(ValuePtr target, Top());
-        Status status = SetState(*target, *state);
+        Status status = SetState(*target, *state, owner_);
         if (!status) return Fail(WithKey(std::move(status).error()));
         return Ok();
       }
@@ -556,13 +556,16 @@ class Machine {
 
 }  // namespace
 
-Expected<std::vector<NamedArray>> ParsePickle(std::span<const std::byte> file,
-                                              std::shared_ptr<const void> owner,
-                                              std::string_view file_name) {
-  return Machine(file, std::move(owner), file_name).Run();
+Expected<std::vector<Tensor>> ParsePickle(std::span<const std::byte> file,
+                                          std::shared_ptr<const void> owner,
+                                          std::string_view file_name) {
+  IOTX_ASSIGN_OR_RETURN(std::vector<Tensor> tensors,
+                        Machine(file, std::move(owner), file_name).Run());
+  for (Tensor& tensor : tensors) tensor.file = std::string(file_name);
+  return tensors;
 }
 
-Expected<std::vector<NamedArray>> ReadPickle(const std::filesystem::path& path) {
+Expected<std::vector<Tensor>> ReadPickle(const std::filesystem::path& path) {
   IOTX_ASSIGN_OR_RETURN(std::shared_ptr<const files::MappedFile> file, files::MappedFile::Open(path));
   return ParsePickle(file->bytes(), file, path.string());
 }

@@ -1,6 +1,8 @@
-// Writes {name: numpy array} as the protocol 4 pickle numpy itself produces for arrays below
+// Lays out {name: numpy array} as the protocol 4 pickle numpy itself produces for arrays below
 // protocol 5: _reconstruct(ndarray, (0,), b'b') completed by BUILD with
-// (1, shape, dtype, False, data). No memo (nothing is shared), frames like CPython's.
+// (1, shape, dtype, False, data). No memo (nothing is shared); opcodes in frames like
+// CPython's, every array's bytes outside them (CPython does that for payloads of 64 KiB and
+// more; a reader takes unframed bytes anywhere), so each is a piece of the layout of its own.
 #include <unordered_set>
 
 #include "io/pickle.h"
@@ -17,9 +19,13 @@ constexpr size_t kFrameSizeTarget = 64 * 1024;
 // CPython batches dict items into SETITEMS of 1000 (pickle._BATCHSIZE).
 constexpr size_t kBatchSize = 1000;
 
-class PickleStream {
+class PickleLayoutBuilder {
  public:
-  explicit PickleStream(files::AtomicFile& file) : file_(file) {}
+  explicit PickleLayoutBuilder(size_t tensors) {
+    layout_.data_offsets.resize(tensors);
+    layout_.data_sizes.resize(tensors);
+    pending_ = "\x80\x04";  // PROTO 4, unframed
+  }
 
   void Op(uint8_t opcode) { frame_ += static_cast<char>(opcode); }
 
@@ -68,44 +74,66 @@ class PickleStream {
     Op(kStackGlobal);
   }
 
-  // Bytes as CPython picks the opcode: SHORT_BINBYTES below 256, BINBYTES to 4 GiB, BINBYTES8.
-  Status Bytes(std::span<const std::byte> data) {
-    std::string header;
-    const uint64_t n = data.size();
-    if (n < 256) {
-      header = {static_cast<char>(kShortBinBytes), static_cast<char>(n)};
+  // Small bytes of the format itself (the b'b' typecode), inside the frame.
+  void ShortBytes(std::string_view bytes) {
+    Op(kShortBinBytes);
+    Uint(bytes.size(), 1);
+    frame_ += bytes;
+  }
+
+  // Tensor `index`'s `size` bytes, as CPython picks the opcode (SHORT_BINBYTES below 256,
+  // BINBYTES to 4 GiB, then BINBYTES8), after the frame so far and outside any frame.
+  void Data(size_t index, uint64_t size) {
+    CommitFrame();
+    if (size < 256) {
+      pending_ += static_cast<char>(kShortBinBytes);
+      pending_ += static_cast<char>(size);
     } else {
-      const size_t length_bytes = n <= 0xFFFFFFFF ? 4 : 8;
-      header += static_cast<char>(length_bytes == 4 ? kBinBytes : kBinBytes8);
-      for (size_t i = 0; i < length_bytes; ++i) header += static_cast<char>((n >> (8 * i)) & 0xFF);
+      const size_t length_bytes = size <= 0xFFFFFFFF ? 4 : 8;
+      pending_ += static_cast<char>(length_bytes == 4 ? kBinBytes : kBinBytes8);
+      for (size_t i = 0; i < length_bytes; ++i) {
+        pending_ += static_cast<char>((size >> (8 * i)) & 0xFF);
+      }
     }
-    if (n < kFrameSizeTarget) {
-      frame_ += header;
-      if (n > 0) frame_.append(reinterpret_cast<const char*>(data.data()), data.size());
-      return Ok();
-    }
-    IOTX_RETURN_IF_ERROR(Flush());
-    IOTX_RETURN_IF_ERROR(file_.Write(header));
-    return file_.Write(data);
+    EmitPending();
+    layout_.data_offsets[index] = offset_;
+    layout_.data_sizes[index] = size;
+    offset_ += size;
   }
 
   // Ends the frame once it reaches the target size.
-  Status MaybeFlush() { return frame_.size() >= kFrameSizeTarget ? Flush() : Ok(); }
+  void MaybeCommitFrame() {
+    if (frame_.size() >= kFrameSizeTarget) CommitFrame();
+  }
 
-  // Writes the pending opcodes as one FRAME.
-  Status Flush() {
-    if (frame_.empty()) return Ok();
-    std::string header(1, static_cast<char>(kFrame));
-    for (size_t i = 0; i < 8; ++i) header += static_cast<char>((frame_.size() >> (8 * i)) & 0xFF);
-    IOTX_RETURN_IF_ERROR(file_.Write(header));
-    IOTX_RETURN_IF_ERROR(file_.Write(frame_));
-    frame_.clear();
-    return Ok();
+  FileLayout Finish() {
+    CommitFrame();
+    EmitPending();
+    layout_.size = offset_;
+    return std::move(layout_);
   }
 
  private:
-  files::AtomicFile& file_;
-  std::string frame_;
+  // The pending opcodes become one FRAME.
+  void CommitFrame() {
+    if (frame_.empty()) return;
+    pending_ += static_cast<char>(kFrame);
+    for (size_t i = 0; i < 8; ++i) pending_ += static_cast<char>((frame_.size() >> (8 * i)) & 0xFF);
+    pending_ += frame_;
+    frame_.clear();
+  }
+
+  void EmitPending() {
+    if (pending_.empty()) return;
+    offset_ += pending_.size();
+    layout_.literals.push_back({offset_ - pending_.size(), std::move(pending_)});
+    pending_.clear();
+  }
+
+  std::string frame_;    // opcodes of the frame being built
+  std::string pending_;  // bytes after the last tensor's data, not yet a literal
+  uint64_t offset_ = 0;  // where pending_ starts in the file
+  FileLayout layout_;
 };
 
 // What numpy's dtype.__reduce__ gives for a simple dtype: the args' type code and the
@@ -118,11 +146,11 @@ struct DTypePickle {
   int64_t flags;
 };
 
-Expected<DTypePickle> DTypePickleFor(const NamedArray& entry) {
-  std::optional<DescrInfo> info = ParseDescr(entry.array.descr);
+Expected<DTypePickle> DTypePickleFor(const Tensor& entry) {
+  std::optional<DescrInfo> info = ParseDescr(entry.descr);
   if (!info || info->kind == 'x' || info->kind == 'M' || info->kind == 'm' || info->itemsize == 0) {
     return Fail(Error(ErrorCode::kInvalidArgument,
-                      "type '" + entry.array.descr +
+                      "type '" + entry.descr +
                           "' cannot be pickled for numpy without extra modules; use a numpy "
                           "type string like '<f4' ('<V2' for bfloat16)")
                     .AtKey(entry.name));
@@ -141,40 +169,31 @@ Expected<DTypePickle> DTypePickleFor(const NamedArray& entry) {
   return d;
 }
 
-Status CheckEntries(std::span<const NamedArray> arrays) {
+Status CheckNames(std::span<const Tensor> tensors) {
   std::unordered_set<std::string_view> names;
-  for (const NamedArray& entry : arrays) {
+  for (const Tensor& entry : tensors) {
     if (!names.insert(entry.name).second) {
       return Fail(Error(ErrorCode::kInvalidArgument, "name repeated").AtKey(entry.name));
-    }
-    const Array& a = entry.array;
-    std::optional<int64_t> count = CheckedProduct(a.shape);
-    if (!count || a.itemsize == 0 || static_cast<uint64_t>(*count) > SIZE_MAX / a.itemsize ||
-        static_cast<size_t>(*count) * a.itemsize != a.data.size() ||
-        ParseDescr(a.descr).value_or(DescrInfo{}).itemsize != a.itemsize) {
-      return Fail(Error(ErrorCode::kBufferSize, "data of " + std::to_string(a.data.size()) +
-                                                    " bytes does not match " + "shape " +
-                                                    ToString(a.shape) + " of '" + a.descr + "'")
-                      .AtKey(entry.name));
     }
   }
   return Ok();
 }
 
-Status WriteArray(PickleStream& out, const NamedArray& entry, const DTypePickle& dtype) {
+void LayOutArray(PickleLayoutBuilder& out, size_t index, const Tensor& entry,
+                 const DTypePickle& dtype) {
   out.Unicode(entry.name);
   out.StackGlobal("numpy.core.multiarray", "_reconstruct");
   out.StackGlobal("numpy", "ndarray");
   out.Int(0);
   out.Op(kTuple1);
-  IOTX_RETURN_IF_ERROR(out.Bytes(std::as_bytes(std::span<const char>("b", 1))));
+  out.ShortBytes("b");
   out.Op(kTuple3);
   out.Op(kReduce);
   // state: (1, shape, dtype, is_fortran, data)
   out.Op(kMark);
   out.Int(1);
   out.Op(kMark);
-  for (int64_t dim : entry.array.shape) out.Int(dim);
+  for (int64_t dim : entry.shape) out.Int(dim);
   out.Op(kTuple);
   out.StackGlobal("numpy", "dtype");
   out.Unicode(dtype.code);
@@ -194,38 +213,56 @@ Status WriteArray(PickleStream& out, const NamedArray& entry, const DTypePickle&
   out.Op(kTuple);
   out.Op(kBuild);
   out.Op(kNewFalse);
-  IOTX_RETURN_IF_ERROR(out.Bytes(entry.array.data));
+  out.Data(index, entry.byte_size());
   out.Op(kTuple);
   out.Op(kBuild);
-  return out.MaybeFlush();
+  out.MaybeCommitFrame();
 }
 
 }  // namespace
 
-Status WritePickle(const std::filesystem::path& path, std::span<const NamedArray> arrays,
-                   const files::AtomicFileOptions& options) {
-  auto checked = CheckEntries(arrays);
-  if (!checked) return Fail(std::move(checked.error()).InFile(path.string()));
+Expected<FileLayout> PickleLayout(std::span<const Tensor> tensors) {
+  IOTX_RETURN_IF_ERROR(CheckNames(tensors));
   std::vector<DTypePickle> dtypes;
-  for (const NamedArray& entry : arrays) {
-    auto dtype = DTypePickleFor(entry);
-    if (!dtype) return Fail(std::move(dtype.error()).InFile(path.string()));
-    dtypes.push_back(std::move(*dtype));
+  for (const Tensor& entry : tensors) {
+    if (entry.descr.empty()) {
+      return Fail(Error(ErrorCode::kInvalidArgument,
+                        "dtype " + entry.dtype + " has no numpy type string, so numpy cannot "
+                                                 "unpickle it")
+                      .AtKey(entry.name));
+    }
+    IOTX_ASSIGN_OR_RETURN(DTypePickle dtype, DTypePickleFor(entry));
+    dtypes.push_back(std::move(dtype));
   }
-  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
-  IOTX_RETURN_IF_ERROR(file.Write(std::string_view("\x80\x04", 2)));  // PROTO 4, unframed
-  PickleStream out(file);
+  PickleLayoutBuilder out(tensors.size());
   out.Op(kEmptyDict);
-  for (size_t start = 0; start < arrays.size(); start += kBatchSize) {
-    const size_t end = std::min(arrays.size(), start + kBatchSize);
+  for (size_t start = 0; start < tensors.size(); start += kBatchSize) {
+    const size_t end = std::min(tensors.size(), start + kBatchSize);
     out.Op(kMark);
-    for (size_t i = start; i < end; ++i)
-      IOTX_RETURN_IF_ERROR(WriteArray(out, arrays[i], dtypes[i]));
+    for (size_t i = start; i < end; ++i) LayOutArray(out, i, tensors[i], dtypes[i]);
     out.Op(kSetItems);
   }
   out.Op(kStop);
-  IOTX_RETURN_IF_ERROR(out.Flush());
-  return file.Commit();
+  return out.Finish();
+}
+
+Status WritePickle(const std::filesystem::path& path, std::span<const Tensor> tensors,
+                   const files::AtomicFileOptions& options) {
+  auto layout = PickleLayout(tensors);
+  if (!layout) return Fail(std::move(layout).error().InFile(path.string()));
+  for (const Tensor& entry : tensors) {
+    const size_t itemsize = ParseDescr(entry.descr)->itemsize;  // PickleLayout checked it
+    if (itemsize * 8 != entry.element_bits ||
+        (!entry.layout.latin1 && entry.stored.size() != entry.byte_size())) {
+      return Fail(Error(ErrorCode::kBufferSize, "data of " + std::to_string(entry.stored.size()) +
+                                                    " bytes does not match shape " +
+                                                    ToString(entry.shape) + " of '" +
+                                                    entry.descr + "'")
+                      .InFile(path.string())
+                      .AtKey(entry.name));
+    }
+  }
+  return WriteLaidOut(path, *layout, tensors, options);
 }
 
 }  // namespace iotx::io

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <unordered_set>
 
-#include "io/array.h"
+#include "io/descr.h"
 #include "files/mapped_file.h"
 #include "io/safetensors_header.h"
 #include "core/utf8.h"
@@ -178,10 +178,17 @@ Expected<SafetensorsFile> ParseSafetensors(std::span<const std::byte> file,
                   entry.name);
     }
     offset = entry.end;
-    result.tensors.push_back(
-        SafetensorsTensor{std::move(entry.name), std::move(entry.dtype), std::move(entry.shape),
-                          buffer.subspan(static_cast<size_t>(entry.begin),
-                                         static_cast<size_t>(entry.end - entry.begin))});
+    Tensor tensor;
+    tensor.name = std::move(entry.name);
+    tensor.element_bits = dtype->bits;
+    if (dtype->dtype) tensor.descr = std::string(DescrForDType(*dtype->dtype));
+    tensor.dtype = std::move(entry.dtype);
+    tensor.shape = std::move(entry.shape);
+    tensor.stored = buffer.subspan(static_cast<size_t>(entry.begin),
+                                   static_cast<size_t>(entry.end - entry.begin));
+    tensor.owner = owner;
+    tensor.file = std::string(file_name);
+    result.tensors.push_back(std::move(tensor));
   }
   if (offset != buffer.size()) {
     return fail("tensors end at data byte " + std::to_string(offset) + ", but the file has " +
@@ -197,6 +204,18 @@ Expected<SafetensorsFile> ReadSafetensors(const std::filesystem::path& path) {
   return ParseSafetensors(file->bytes(), file, path.string());
 }
 
+Expected<std::string> SafetensorsDTypeOf(const Tensor& tensor) {
+  if (!tensor.dtype.empty()) return tensor.dtype;
+  Expected<DType> dtype = DTypeFromDescr(tensor.descr);
+  if (dtype) {
+    Expected<std::string_view> name = SafetensorsDTypeName(*dtype);
+    if (name) return std::string(*name);
+  }
+  return Fail(Error(ErrorCode::kUnknownDType,
+                    "numpy type " + tensor.descr + " has no safetensors dtype")
+                  .AtKey(tensor.name));
+}
+
 namespace {
 
 // Where everything goes in a file the reference writer would produce.
@@ -205,6 +224,7 @@ struct Layout {
   std::vector<size_t> file_order;  // tensor indices in data order
   std::vector<uint64_t> begin;     // per tensor index, relative to the data start
   std::vector<uint64_t> size;
+  std::vector<std::string> dtypes;  // per tensor index
   uint64_t data_size = 0;
 };
 
@@ -213,7 +233,7 @@ std::string JsonString(std::string_view text) {
   return nlohmann::json(std::string(text)).dump();
 }
 
-Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
+Expected<Layout> PlanLayout(std::span<const Tensor> tensors,
                             const std::optional<SafetensorsMetadata>& metadata) {
   auto invalid = [](std::string message, std::string key = {}) {
     return Fail(Error(ErrorCode::kInvalidArgument, std::move(message)).AtKey(std::move(key)));
@@ -222,14 +242,19 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
   std::unordered_set<std::string_view> names;
   layout.size.resize(tensors.size());
   layout.begin.resize(tensors.size());
+  layout.dtypes.resize(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const SafetensorsTensor& t = tensors[i];
+    const Tensor& t = tensors[i];
     if (!IsValidUtf8(t.name)) return invalid("tensor name is not valid UTF-8");
     if (t.name == "__metadata__") return invalid("\"__metadata__\" cannot name a tensor");
     if (!names.insert(t.name).second) return invalid("name repeated", t.name);
-    const DTypeEntry* dtype = FindDType(t.dtype);
+    auto dtype_name = SafetensorsDTypeOf(t);
+    if (!dtype_name) return invalid(dtype_name.error().message, t.name);
+    layout.dtypes[i] = std::move(*dtype_name);
+    const DTypeEntry* dtype = FindDType(layout.dtypes[i]);
     if (dtype == nullptr) {
-      return invalid("unknown dtype \"" + t.dtype + "\"; expected one of " + KnownDTypes(), t.name);
+      return invalid("unknown dtype \"" + layout.dtypes[i] + "\"; expected one of " + KnownDTypes(),
+                     t.name);
     }
     for (int64_t dim : t.shape) {
       if (dim < 0) {
@@ -238,7 +263,7 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
                         .AtKey(t.name));
       }
     }
-    auto size = ByteSize(t.shape, dtype->bits, t.dtype);
+    auto size = ByteSize(t.shape, dtype->bits, layout.dtypes[i]);
     if (!size) {
       Error error = std::move(size).error();
       if (error.code == ErrorCode::kSafetensorsFormat) error.code = ErrorCode::kInvalidArgument;
@@ -256,8 +281,9 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
   // The reference writer's order: descending dtype alignment, then name (bytewise).
   layout.file_order.resize(tensors.size());
   std::iota(layout.file_order.begin(), layout.file_order.end(), 0);
-  std::sort(layout.file_order.begin(), layout.file_order.end(), [&tensors](size_t a, size_t b) {
-    const size_t rank_a = AlignmentRank(tensors[a].dtype), rank_b = AlignmentRank(tensors[b].dtype);
+  std::sort(layout.file_order.begin(), layout.file_order.end(), [&](size_t a, size_t b) {
+    const size_t rank_a = AlignmentRank(layout.dtypes[a]);
+    const size_t rank_b = AlignmentRank(layout.dtypes[b]);
     if (rank_a != rank_b) return rank_a > rank_b;
     return tensors[a].name < tensors[b].name;
   });
@@ -271,7 +297,7 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
     json += '}';
   }
   for (size_t index : layout.file_order) {
-    const SafetensorsTensor& t = tensors[index];
+    const Tensor& t = tensors[index];
     if (json.size() > 1) json += ',';
     layout.begin[index] = layout.data_size;
     layout.data_size += layout.size[index];
@@ -280,7 +306,8 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
       if (d > 0) shape += ',';
       shape += std::to_string(t.shape[d]);
     }
-    json += JsonString(t.name) + ":{\"dtype\":" + JsonString(t.dtype) + ",\"shape\":" + shape +
+    json += JsonString(t.name) + ":{\"dtype\":" + JsonString(layout.dtypes[index]) +
+            ",\"shape\":" + shape +
             "],\"data_offsets\":[" + std::to_string(layout.begin[index]) + ',' +
             std::to_string(layout.data_size) + "]}";
   }
@@ -294,43 +321,38 @@ Expected<Layout> PlanLayout(std::span<const SafetensorsTensor> tensors,
 
 }  // namespace
 
-Expected<SafetensorsWriter> SafetensorsWriter::Create(
-    const std::filesystem::path& path, std::span<const SafetensorsTensor> tensors,
-    const std::optional<SafetensorsMetadata>& metadata, const files::AtomicFileOptions& options) {
-  auto layout = PlanLayout(tensors, metadata);
-  if (!layout) return Fail(FileError(std::move(layout).error(), path.string()));
-  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
-  IOTX_ASSIGN_OR_RETURN(std::span<std::byte> bytes,
-                        file.Map(layout->prefix.size() + layout->data_size));
-  std::memcpy(bytes.data(), layout->prefix.data(), layout->prefix.size());
-  std::span<std::byte> data = bytes.subspan(layout->prefix.size());
-  std::vector<std::span<std::byte>> regions;
+Expected<FileLayout> SafetensorsLayout(std::span<const Tensor> tensors,
+                                       const std::optional<SafetensorsMetadata>& metadata) {
+  IOTX_ASSIGN_OR_RETURN(Layout planned, PlanLayout(tensors, metadata));
+  FileLayout layout;
+  const uint64_t prefix = planned.prefix.size();
+  layout.size = prefix + planned.data_size;
+  layout.literals.push_back({0, std::move(planned.prefix)});
   for (size_t i = 0; i < tensors.size(); ++i) {
-    regions.push_back(data.subspan(layout->begin[i], layout->size[i]));
+    layout.data_offsets.push_back(prefix + planned.begin[i]);
+    layout.data_sizes.push_back(planned.size[i]);
   }
-  return SafetensorsWriter(std::move(file), std::move(regions));
+  return layout;
 }
 
-Status WriteSafetensors(const std::filesystem::path& path,
-                        std::span<const SafetensorsTensor> tensors,
+Status WriteSafetensors(const std::filesystem::path& path, std::span<const Tensor> tensors,
                         const std::optional<SafetensorsMetadata>& metadata,
                         const files::AtomicFileOptions& options) {
-  auto layout = PlanLayout(tensors, metadata);
+  auto layout = SafetensorsLayout(tensors, metadata);
   if (!layout) return Fail(FileError(std::move(layout).error(), path.string()));
   for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].data.size() != layout->size[i]) {
+    const uint64_t stored =
+        tensors[i].layout.latin1 ? layout->data_sizes[i] : tensors[i].stored.size();
+    if (stored != layout->data_sizes[i] || tensors[i].byte_size() != layout->data_sizes[i]) {
       return Fail(Error(ErrorCode::kBufferSize,
-                        "data of " + std::to_string(tensors[i].data.size()) +
-                            " bytes does not match shape " + ToString(tensors[i].shape) + " of " +
-                            tensors[i].dtype + " (" + std::to_string(layout->size[i]) + " bytes)")
+                        "data of " + std::to_string(tensors[i].stored.size()) +
+                            " bytes does not match shape " + ToString(tensors[i].shape) +
+                            " (" + std::to_string(layout->data_sizes[i]) + " bytes)")
                       .InFile(path.string())
                       .AtKey(tensors[i].name));
     }
   }
-  IOTX_ASSIGN_OR_RETURN(files::AtomicFile file, files::AtomicFile::Create(path, options));
-  IOTX_RETURN_IF_ERROR(file.Write(layout->prefix));
-  for (size_t index : layout->file_order) IOTX_RETURN_IF_ERROR(file.Write(tensors[index].data));
-  return file.Commit();
+  return WriteLaidOut(path, *layout, tensors, options);
 }
 
 }  // namespace iotx::io

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "files/atomic_file.h"
+#include "io/file_layout.h"
+#include "io/tensor.h"
 #include "iotx/dims.h"
 #include "iotx/dtype.h"
 #include "iotx/status.h"
@@ -29,18 +31,13 @@ namespace iotx::io {
 // The reference implementation's MAX_HEADER_SIZE.
 inline constexpr size_t kSafetensorsMaxHeader = 100'000'000;
 
-struct SafetensorsTensor {
-  std::string name;
-  std::string dtype;  // the file's name for it: "F32", "BF16", "F8_E4M3", "F4", ...
-  Dims shape;
-  std::span<const std::byte> data;  // little-endian, C order
-};
-
 // `__metadata__`: string keys to string values, in the header's order.
 using SafetensorsMetadata = std::vector<std::pair<std::string, std::string>>;
 
 struct SafetensorsFile {
-  std::vector<SafetensorsTensor> tensors;       // in file order (by offset, then header order)
+  // In file order (by offset, then header order), each with its dtype name, the numpy descr
+  // where there is one ("BF16" is "<V2") and its bytes in the mapping.
+  std::vector<Tensor> tensors;
   std::optional<SafetensorsMetadata> metadata;  // absent when the header has no __metadata__
   std::shared_ptr<const void> owner;            // keeps every tensor's data valid
 };
@@ -65,33 +62,22 @@ Expected<SafetensorsFile> ParseSafetensors(std::span<const std::byte> file,
 // Maps `path` and parses it; kIoOpen/kIoRead when it cannot be mapped.
 Expected<SafetensorsFile> ReadSafetensors(const std::filesystem::path& path);
 
-// A safetensors file being written: the header is in place and data(i) is a writable mapping
-// of tensor i's bytes (i as passed to Create), to fill before Commit(). Move-only.
-class SafetensorsWriter {
- public:
-  // `tensors` gives names, dtypes and shapes (their data is not used). Errors:
-  // kInvalidArgument (repeated or non-UTF-8 name, "__metadata__" as a name, unknown dtype, a
-  // shape whose size is not whole bytes, non-UTF-8 metadata), kNegativeDim, kDimOverflow, and
-  // those of files::AtomicFile.
-  static Expected<SafetensorsWriter> Create(const std::filesystem::path& path,
-                                            std::span<const SafetensorsTensor> tensors,
-                                            const std::optional<SafetensorsMetadata>& metadata,
-                                            const files::AtomicFileOptions& options = {});
+// The dtype name a safetensors file gives `tensor`: its own (Tensor::dtype), else the one of
+// its numpy descr ("<V2" is "BF16"). kUnknownDType when there is none ("<U3", "|V1").
+Expected<std::string> SafetensorsDTypeOf(const Tensor& tensor);
 
-  std::span<std::byte> data(size_t index) const { return regions_.at(index); }
-  Status Commit() { return file_.Commit(); }
+// The layout of a safetensors file of `tensors` (names, dtypes as SafetensorsDTypeOf, shapes;
+// their data is not used) and `metadata`, as the reference writer lays it out: one literal,
+// the 8-byte length and the padded JSON header, then the tensors' data. Errors:
+// kInvalidArgument (repeated or non-UTF-8 name, "__metadata__" as a name, unknown dtype, a
+// shape whose size is not whole bytes, non-UTF-8 metadata), kNegativeDim, kDimOverflow.
+Expected<FileLayout> SafetensorsLayout(std::span<const Tensor> tensors,
+                                       const std::optional<SafetensorsMetadata>& metadata);
 
- private:
-  SafetensorsWriter(files::AtomicFile file, std::vector<std::span<std::byte>> regions)
-      : file_(std::move(file)), regions_(std::move(regions)) {}
-  files::AtomicFile file_;
-  std::vector<std::span<std::byte>> regions_;
-};
-
-// Writes `tensors` (data streamed from their spans) and `metadata` to `path` atomically.
-// kBufferSize when a tensor's data is not nelements * bits / 8 bytes; else as Create().
-Status WriteSafetensors(const std::filesystem::path& path,
-                        std::span<const SafetensorsTensor> tensors,
+// Writes `tensors` (data streamed from each, converted one at a time where not C order) and
+// `metadata` to `path` atomically. kBufferSize when a tensor's data is not nelements * bits / 8
+// bytes; else as SafetensorsLayout and files::AtomicFile.
+Status WriteSafetensors(const std::filesystem::path& path, std::span<const Tensor> tensors,
                         const std::optional<SafetensorsMetadata>& metadata,
                         const files::AtomicFileOptions& options = {});
 

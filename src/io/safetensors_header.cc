@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
-#include "io/array.h"
+#include "io/descr.h"
 
 namespace iotx::io {
 namespace {

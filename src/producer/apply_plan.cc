@@ -1,28 +1,29 @@
 #include "producer/apply_plan.h"
 
+#include <algorithm>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
 
-#include "io/descr.h"
+#include "core/text.h"
+#include "io/npy.h"
 #include "io/safetensors.h"
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
-#include "producer/permute_copy.h"
-#include "core/text.h"
 #include "schema/unknown_input.h"
 
 namespace iotx::producer {
 namespace {
 
 Error MissingInput(const std::string& name, const ApplyOptions& options, const TensorSet& inputs) {
-  return UnknownInputError(name, "the inputs given",
-                           ListFirstNames(inputs.tensors, [](const Tensor& t) { return t.name; }))
+  return UnknownInputError(
+             name, inputs.index ? "the checkpoint's tensors" : "the inputs given",
+             ListFirstNames(inputs.tensors, [](const io::Tensor& t) { return t.name; }))
       .InFile(options.io_transposes.string());
 }
 
-// The device layout of `tensor` under `spec`, checked against the tensor.
-Expected<TransposeSpec> SpecFor(const Tensor& tensor, const TransposeSpec& spec,
+// The spec of `tensor`, checked against it and simplified.
+Expected<TransposeSpec> SpecFor(const io::Tensor& tensor, const TransposeSpec& spec,
                                 const ApplyOptions& options) {
   const auto located = [&](Error error) {
     return Fail(std::move(error).InFile(options.io_transposes.string()).AtKey(tensor.name));
@@ -41,30 +42,37 @@ Expected<TransposeSpec> SpecFor(const Tensor& tensor, const TransposeSpec& spec,
   return std::move(*simplified);
 }
 
-// The output format's name for the tensor's element type.
-Expected<std::string> OutputType(const Tensor& tensor, OutputFormat format) {
+// The output's description of `tensor`: the output format's name for its dtype and its
+// device shape (no data).
+Expected<io::Tensor> OutputOf(const io::Tensor& tensor, const std::optional<TransposeSpec>& spec,
+                              OutputFormat format) {
+  io::Tensor out;
+  out.name = tensor.name;
+  out.element_bits = tensor.element_bits;
+  out.shape = spec ? DeviceShape(*spec) : tensor.shape;
   if (format == OutputFormat::kNpy) {
-    if (!tensor.descr.empty()) return tensor.descr;
-    return Fail(Error(ErrorCode::kUnknownDType,
-                      "dtype " + tensor.dtype +
-                          " has no numpy type string, so it cannot be written as .npy; use "
-                          "--format safetensors")
-                    .InFile(tensor.source.string())
-                    .AtKey(tensor.name));
+    if (tensor.descr.empty()) {
+      return Fail(Error(ErrorCode::kUnknownDType,
+                        "dtype " + tensor.dtype +
+                            " has no numpy type string, so it cannot be written as .npy; use "
+                            "--format safetensors")
+                      .InFile(tensor.file)
+                      .AtKey(tensor.name));
+    }
+    out.descr = tensor.descr;
+    return out;
   }
-  if (!tensor.dtype.empty()) return tensor.dtype;
-  Expected<DType> dtype = io::DTypeFromDescr(tensor.descr);
-  Expected<std::string_view> name = Fail(ErrorCode::kUnknownDType, "");
-  if (dtype) name = io::SafetensorsDTypeName(*dtype);
-  if (!name) {
+  auto dtype = io::SafetensorsDTypeOf(tensor);
+  if (!dtype) {
     return Fail(Error(ErrorCode::kUnknownDType,
                       "numpy type " + tensor.descr +
                           " has no safetensors dtype, so it cannot be written as safetensors; "
                           "use --format npy")
-                    .InFile(tensor.source.string())
+                    .InFile(tensor.file)
                     .AtKey(tensor.name));
   }
-  return std::string(*name);
+  out.dtype = std::move(*dtype);
+  return out;
 }
 
 Status CheckOutDir(const std::filesystem::path& out_dir) {
@@ -73,6 +81,71 @@ Status CheckOutDir(const std::filesystem::path& out_dir) {
     return Fail(Error(ErrorCode::kNotADirectory, "--out-dir exists and is not a directory")
                     .InFile(out_dir.string()));
   }
+  return Ok();
+}
+
+bool Selected(const TensorSet& inputs, size_t file, const ApplyOptions& options) {
+  if (!inputs.index || !options.shard) return true;
+  return file % options.shard->count == options.shard->index;
+}
+
+// The outputs' descriptions of `tensors`, in order.
+std::vector<io::Tensor> OutputsOf(const ApplyPlan& plan, const std::vector<size_t>& tensors) {
+  std::vector<io::Tensor> outs;
+  outs.reserve(tensors.size());
+  for (size_t t : tensors) outs.push_back(plan.tensors[t].output);
+  return outs;
+}
+
+Expected<PlannedOutput> SafetensorsOutput(const ApplyPlan& plan, std::filesystem::path path,
+                                          std::vector<size_t> tensors,
+                                          const std::optional<io::SafetensorsMetadata>& metadata) {
+  auto layout = io::SafetensorsLayout(OutputsOf(plan, tensors), metadata);
+  if (!layout) return Fail(std::move(layout).error().InFile(path.string()));
+  return PlannedOutput{std::move(path), std::move(*layout), std::move(tensors), 0, true};
+}
+
+Status PlanOutputs(const TensorSet& inputs, const ApplyOptions& options, ApplyPlan& plan) {
+  if (options.format == OutputFormat::kNpy) {
+    for (size_t file = 0; file < inputs.files.size(); ++file) {
+      if (!Selected(inputs, file, options)) continue;
+      for (size_t t : inputs.files[file].tensors) {
+        const io::Tensor& tensor = inputs.tensors[t];
+        if (Status fit = CheckValueFileName(tensor.name); !fit) {
+          return Fail(std::move(fit).error().InFile(tensor.file));
+        }
+        const std::filesystem::path path = options.out_dir / ValueFileName(tensor.name);
+        const io::Tensor& out = plan.tensors[t].output;
+        auto layout = io::NpyLayout(out.descr, out.shape);
+        if (!layout) return Fail(std::move(layout).error().InFile(path.string()).AtKey(tensor.name));
+        plan.outputs.push_back({path, std::move(*layout), {t}, file, true});
+      }
+    }
+    return Ok();
+  }
+  if (inputs.index) {
+    // The shard layout: each shard's tensors into a file of the same name, its metadata kept.
+    for (size_t file = 0; file < inputs.files.size(); ++file) {
+      const SourceFile& shard = inputs.files[file];
+      IOTX_ASSIGN_OR_RETURN(
+          PlannedOutput output,
+          SafetensorsOutput(plan, options.out_dir / shard.path.filename(), shard.tensors,
+                            shard.metadata));
+      output.source = file;
+      output.selected = Selected(inputs, file, options);
+      plan.outputs.push_back(std::move(output));
+    }
+    plan.index = options.out_dir / inputs.index->path.filename();
+    return Ok();
+  }
+  std::vector<size_t> all(inputs.tensors.size());
+  for (size_t t = 0; t < all.size(); ++t) all[t] = t;
+  std::optional<io::SafetensorsMetadata> metadata;
+  if (inputs.files.size() == 1) metadata = inputs.files.front().metadata;
+  IOTX_ASSIGN_OR_RETURN(PlannedOutput output,
+                        SafetensorsOutput(plan, options.out_dir / SafetensorsOutputName(inputs),
+                                          std::move(all), metadata));
+  plan.outputs.push_back(std::move(output));
   return Ok();
 }
 
@@ -85,39 +158,31 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
   IOTX_ASSIGN_OR_RETURN(IoTransposes specs, ReadIoTransposes(options.io_transposes.string()));
   plan.warnings = std::move(specs.warnings);
 
-  std::unordered_map<std::string_view, const Tensor*> by_name;
-  for (const Tensor& tensor : inputs.tensors) by_name.emplace(tensor.name, &tensor);
+  std::unordered_map<std::string_view, size_t> by_name;
+  for (size_t t = 0; t < inputs.tensors.size(); ++t) by_name.emplace(inputs.tensors[t].name, t);
   for (const NamedSpec& named : specs.specs) {
     if (!by_name.contains(named.input_name)) {
       return Fail(MissingInput(named.input_name, options, inputs));
     }
   }
-
   IOTX_RETURN_IF_ERROR(CheckOutDir(options.out_dir));
-  const bool npy = options.format == OutputFormat::kNpy;
-  for (const Tensor& tensor : inputs.tensors) {
-    PlannedTensor planned{&tensor, std::nullopt, tensor.shape, {}};
+
+  for (const io::Tensor& tensor : inputs.tensors) {
+    PlannedTensor planned;
     if (const TransposeSpec* spec = specs.specs.Find(tensor.name)) {
       IOTX_ASSIGN_OR_RETURN(planned.spec, SpecFor(tensor, *spec, options));
-      planned.out_shape = DeviceShape(*planned.spec);
     }
-    IOTX_ASSIGN_OR_RETURN(planned.out_type, OutputType(tensor, options.format));
-    if (npy) {
-      if (Status fit = CheckValueFileName(tensor.name); !fit) {
-        return Fail(std::move(fit).error().InFile(tensor.source.string()));
-      }
-      plan.files.push_back(options.out_dir / ValueFileName(tensor.name));
-    }
-    plan.total_bytes += tensor.data.size();
+    IOTX_ASSIGN_OR_RETURN(planned.output, OutputOf(tensor, planned.spec, options.format));
     plan.tensors.push_back(std::move(planned));
   }
-  if (!npy) plan.files.push_back(options.out_dir / SafetensorsOutputName(inputs));
+  IOTX_RETURN_IF_ERROR(PlanOutputs(inputs, options, plan));
 
   std::error_code ec;
   if (std::filesystem::is_directory(options.out_dir, ec)) {
-    for (const std::filesystem::path& file : plan.files) {
-      IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, file));
+    for (const PlannedOutput& output : plan.outputs) {
+      if (output.selected) IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path));
     }
+    if (!plan.index.empty()) IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, plan.index));
   }
   return plan;
 }

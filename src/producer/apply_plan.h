@@ -1,5 +1,6 @@
 // What `iotx apply` decides before it writes anything: the spec of every tensor, checked and
-// simplified, the output dtype names and shapes, and output paths that stay in out_dir.
+// simplified, every output file laid out (its path, header and where each tensor goes), and
+// output paths that stay in out_dir.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "files/atomic_file.h"
+#include "io/file_layout.h"
+#include "io/tensor.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 #include "producer/tensor_set.h"
@@ -17,41 +21,59 @@ namespace iotx::producer {
 
 enum class OutputFormat {
   kNpy,          // out_dir/value_<name>.npy per tensor
-  kSafetensors,  // out_dir/<stem>.safetensors holding every tensor
+  kSafetensors,  // one out_dir/<stem>.safetensors, or one per shard of a sharded checkpoint
+};
+
+// --shard K/N: the source files at positions K, K + N, K + 2N, ... (from 0, in name order).
+struct ShardSelection {
+  size_t index = 0;
+  size_t count = 1;
 };
 
 struct ApplyOptions {
   std::filesystem::path io_transposes;
   std::filesystem::path out_dir;  // created (with parents) when missing
   OutputFormat format = OutputFormat::kNpy;
-  // Called with (bytes done, bytes total) before the first tensor and after each one.
+  files::Durability durability = files::Durability::kDurable;
+  std::optional<ShardSelection> shard;  // only for a sharded checkpoint
+  // Called with (bytes done, bytes total) before the first tensor and after each one, from
+  // one thread at a time.
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
 struct PlannedTensor {
-  const Tensor* tensor = nullptr;
-  std::optional<TransposeSpec> spec;  // simplified against the tensor's shape; none: copy
-  Dims out_shape;                     // the device shape
-  std::string out_type;               // the output's name for the dtype: "<V2" or "BF16"
+  std::optional<TransposeSpec> spec;  // simplified against the tensor's shape; none: a copy
+  io::Tensor output;                  // name, the output format's dtype name, device shape
+};
+
+struct PlannedOutput {
+  std::filesystem::path path;
+  io::FileLayout layout;
+  std::vector<size_t> tensors;  // in TensorSet::tensors, in the order the layout was made
+  size_t source = 0;            // the source file it comes from (sharded checkpoints)
+  bool selected = true;         // written by this run (--shard leaves the others to others)
 };
 
 struct ApplyPlan {
-  std::vector<PlannedTensor> tensors;        // in the input's order
-  std::vector<Warning> warnings;             // e.g. a repeated input_name in the io_transposes file
-  std::vector<std::filesystem::path> files;  // npy: one per tensor, in order; else one
-  uint64_t total_bytes = 0;
+  std::vector<Warning> warnings;       // e.g. a repeated input_name in the io_transposes file
+  std::vector<PlannedTensor> tensors;  // per TensorSet tensor
+  // Sharded checkpoint with safetensors output: one per shard, in name order, selected or not
+  // (every run checks the others for completeness); otherwise what this run writes.
+  std::vector<PlannedOutput> outputs;
+  std::filesystem::path index;  // out_dir/<the index's name>; empty unless sharded
 };
 
-// "<stem>.safetensors": the safetensors output's name inside out_dir.
+// The output dir's name for a single safetensors output: "<stem>.safetensors".
 std::string SafetensorsOutputName(const TensorSet& inputs);
 
-// Reads options.io_transposes and checks everything before anything is written: every spec
-// names a given tensor (kUnknownInput) and holds its element count (NCC_IHNW003, naming both
-// shapes), elements are whole bytes where a spec permutes them (kUnsupported), every tensor
-// has a dtype name in the output format (kUnknownDType), names fit value_<name>.npy
-// (kUnsafeName), output paths stay inside out_dir (kPathUnsafe for a symlink leading out) and
-// out_dir is not a file (kNotADirectory). A repeated input_name in the file keeps the first
-// element, with a warning. Reads only.
+// Reads options.io_transposes and checks everything, for every tensor of every file (so each
+// host of a fleet fails the same way), before anything is written: every spec names a tensor
+// (kUnknownInput) and holds its element count (NCC_IHNW003, naming both shapes), elements are
+// whole bytes where a spec permutes them (kUnsupported), every tensor has a dtype name in the
+// output format (kUnknownDType), names fit value_<name>.npy (kUnsafeName), output paths stay
+// inside out_dir (kPathUnsafe for a symlink leading out) and out_dir is not a file
+// (kNotADirectory). A repeated input_name in the file keeps the first element, with a
+// warning. Reads only.
 Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& options);
 
 }  // namespace iotx::producer

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "files/atomic_file.h"
-#include "producer/permute_copy.h"
 #include "files/stale_temps.h"
 #include "producer/transposed_inputs.h"
 
@@ -26,17 +25,19 @@ Status MakeTransposedDir(const WorkDir& workdir) {
 // left behind.
 std::vector<std::string> VerifyOutputNames(const MaterializePlan& plan) {
   std::vector<std::string> names{kTensorsFile};
-  for (const PlannedInput& input : plan.inputs) names.push_back(ValueFileName(input.tensor->name));
+  for (const PlannedInput& input : plan.inputs) {
+    names.push_back(ValueFileName(plan.tensors.tensors[input.tensor].name));
+  }
   return names;
 }
 
-TensorReport PlannedReport(const PlannedInput& input) {
-  const io::Array& array = input.tensor->array;
-  return {input.tensor->name,
-          array.shape,
-          input.spec ? DeviceShape(*input.spec) : array.shape,
-          array.descr,
-          array.data.size(),
+TensorReport PlannedReport(const MaterializePlan& plan, const PlannedInput& input) {
+  const io::Tensor& tensor = plan.tensors.tensors[input.tensor];
+  return {tensor.name,
+          tensor.shape,
+          input.spec ? DeviceShape(*input.spec) : tensor.shape,
+          tensor.descr,
+          tensor.byte_size(),
           input.spec.has_value(),
           {}};
 }
@@ -57,14 +58,13 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
     IOTX_RETURN_IF_ERROR(MakeTransposedDir(workdir));
     report.stale_temps_removed +=
         files::RemoveStaleTemps(workdir.transposed_dir(), VerifyOutputNames(plan));
-    for (const PlannedInput& input : plan.inputs) {
-      IOTX_ASSIGN_OR_RETURN(TensorReport written, WriteValueFile(plan, input));
-      report.inputs.push_back(std::move(written));
-    }
-    IOTX_RETURN_IF_ERROR(WriteTransposedPickle(plan));
+    IOTX_ASSIGN_OR_RETURN(report.inputs,
+                          WriteTransposedInputs(plan, files::Durability::kDurable));
     report.pickle_written = true;
   } else {
-    for (const PlannedInput& input : plan.inputs) report.inputs.push_back(PlannedReport(input));
+    for (const PlannedInput& input : plan.inputs) {
+      report.inputs.push_back(PlannedReport(plan, input));
+    }
   }
 
   if (plan.json_changed) {

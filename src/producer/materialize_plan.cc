@@ -4,7 +4,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "io/pickle.h"
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
 #include "files/read_text_file.h"
@@ -16,9 +15,8 @@ namespace {
 
 // kUnknownInput naming the spec's input and a few of the tensors there are.
 Error UnknownInput(const std::string& name, const WorkDir& workdir,
-                   const std::vector<io::NamedArray>& tensors) {
-  const std::string known =
-      ListFirstNames(tensors, [](const io::NamedArray& t) { return t.name; });
+                   const std::vector<io::Tensor>& tensors) {
+  const std::string known = ListFirstNames(tensors, [](const io::Tensor& t) { return t.name; });
   return UnknownInputError(name, std::string("the tensors of ") + kTensorsFile, known)
       .InFile(workdir.io_transposes().string());
 }
@@ -47,23 +45,23 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
                         ParseIoTransposes(json_in, workdir.io_transposes().string()));
   plan.warnings = std::move(parsed.warnings);
 
-  // The tensors, zero-copy from the mapped pickle where it holds raw bytes.
-  IOTX_ASSIGN_OR_RETURN(plan.tensors_file, files::MappedFile::Open(workdir.tensors()));
-  IOTX_ASSIGN_OR_RETURN(plan.tensors, io::ParsePickle(plan.tensors_file->bytes(), plan.tensors_file,
-                                                      workdir.tensors().string()));
-  std::unordered_map<std::string_view, const io::NamedArray*> by_name;
-  for (const io::NamedArray& tensor : plan.tensors) by_name.emplace(tensor.name, &tensor);
+  // The tensors: views into the mapped pickle, converted (byte order, Fortran order, protocol
+  // 2 strings) only when written, one at a time.
+  IOTX_ASSIGN_OR_RETURN(plan.tensors, LoadPickleFile(workdir.tensors()));
+  const std::vector<io::Tensor>& tensors = plan.tensors.tensors;
+  std::unordered_map<std::string_view, const io::Tensor*> by_name;
+  for (const io::Tensor& tensor : tensors) by_name.emplace(tensor.name, &tensor);
 
   // Every spec names a tensor and fits it; simplified against the tensor's real shape.
   for (const NamedSpec& named : parsed.specs) {
     const auto it = by_name.find(named.input_name);
     if (it == by_name.end()) {
-      return Fail(UnknownInput(named.input_name, workdir, plan.tensors));
+      return Fail(UnknownInput(named.input_name, workdir, tensors));
     }
-    if (Status fits = CheckSpecFits(named.spec, it->second->array.shape, named.input_name); !fits) {
+    if (Status fits = CheckSpecFits(named.spec, it->second->shape, named.input_name); !fits) {
       return Fail(std::move(fits).error().InFile(workdir.io_transposes().string()));
     }
-    Expected<TransposeSpec> simplified = Simplify(named.spec, it->second->array.shape);
+    Expected<TransposeSpec> simplified = Simplify(named.spec, it->second->shape);
     if (!simplified) {
       return Fail(std::move(simplified)
                       .error()
@@ -75,10 +73,10 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
   plan.json_text = SerializeIoTransposes(plan.simplified);
   plan.json_changed = plan.json_text != json_in;
 
-  for (const io::NamedArray& tensor : plan.tensors) {
-    const TransposeSpec* spec = plan.simplified.Find(tensor.name);
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TransposeSpec* spec = plan.simplified.Find(tensors[t].name);
     if (spec == nullptr && !options.verify) continue;
-    plan.inputs.push_back({&tensor, spec ? std::optional<TransposeSpec>(*spec) : std::nullopt});
+    plan.inputs.push_back({t, spec ? std::optional<TransposeSpec>(*spec) : std::nullopt});
   }
 
   // Every path that will be written, checked before the first write.
@@ -89,11 +87,12 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
   IOTX_RETURN_IF_ERROR(ListLinkSources(workdir.root, workdir.transposed_dir()));
   if (options.verify) {
     for (const PlannedInput& input : plan.inputs) {
-      if (Status fit = CheckValueFileName(input.tensor->name); !fit) {
+      const std::string& name = tensors[input.tensor].name;
+      if (Status fit = CheckValueFileName(name); !fit) {
         return Fail(std::move(fit).error().InFile(workdir.tensors().string()));
       }
-      IOTX_RETURN_IF_ERROR(CheckOutputFile(
-          workdir.root, workdir.transposed_dir() / ValueFileName(input.tensor->name)));
+      IOTX_RETURN_IF_ERROR(
+          CheckOutputFile(workdir.root, workdir.transposed_dir() / ValueFileName(name)));
     }
     IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, workdir.transposed_dir() / kTensorsFile));
   }

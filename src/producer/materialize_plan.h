@@ -9,12 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "io/array.h"
-#include "files/mapped_file.h"
 #include "iotx/spec.h"
 #include "iotx/status.h"
 #include "producer/fan_out.h"
 #include "producer/output_checks.h"
+#include "producer/tensor_set.h"
 #include "producer/workdir.h"
 
 namespace iotx::producer {
@@ -26,8 +25,8 @@ struct MaterializeOptions {
 };
 
 struct PlannedInput {
-  const io::NamedArray* tensor = nullptr;  // into MaterializePlan::tensors
-  std::optional<TransposeSpec> spec;       // simplified against the tensor's shape; none: copy
+  size_t tensor = 0;                  // in MaterializePlan::tensors
+  std::optional<TransposeSpec> spec;  // simplified against the tensor's shape; none: copy
 };
 
 struct MaterializePlan {
@@ -37,8 +36,7 @@ struct MaterializePlan {
   // Everything below is empty then.
   std::string nothing_to_do;
 
-  std::shared_ptr<const files::MappedFile> tensors_file;  // inp-000.p, mapped
-  std::vector<io::NamedArray> tensors;                 // in the pickle's dict order
+  TensorSet tensors;  // inp-000.p's, in the pickle's dict order, views into its mapping
   std::vector<PlannedInput> inputs;  // with verify: every tensor, dict order; else spec'd ones
   SpecMap simplified;                // in io_transposes.json's order
   std::vector<Warning> warnings;     // e.g. a repeated input_name (the first is kept)

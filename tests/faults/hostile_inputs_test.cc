@@ -340,13 +340,14 @@ TEST_F(HostileInputTest, HostileNamesOnTheCommandLineAndInPickles) {
   for (const std::string& key :
        std::vector<std::string>{"../evil", "a/b", "..", "\xff\xfe\xfd", "a\\b"}) {
     const std::string placeholder(key.size(), 'Q');
-    io::Array a;
+    io::Tensor a;
+    a.name = placeholder;
     a.descr = "<f4";
-    a.itemsize = 4;
+    a.element_bits = 32;
     a.shape = {2, 3};
-    a.data = data;
+    a.stored = data;
     const std::string path = temp_ / "tmp.p";
-    ASSERT_TRUE(io::WritePickle(path, std::vector<io::NamedArray>{{placeholder, a}}));
+    ASSERT_TRUE(io::WritePickle(path, std::vector<io::Tensor>{a}));
     std::string bytes = ReadFile(path);
     fs::remove(path);
     const size_t at = bytes.find(placeholder);

@@ -1,6 +1,6 @@
 // SIGKILL at random points of `iotx wrap`, `iotx materialize --verify` and `iotx apply` (npy
-// and safetensors output), over several runs each, some killed before the tool even starts
-// writing. After every kill, each file under a final name is either as it was before the run
+// and safetensors output, and a sharded checkpoint, whose re-run skips the shards a killed run
+// completed), over several runs each, some killed before the tool even starts writing. After every kill, each file under a final name is either as it was before the run
 // or byte-identical to what an uninterrupted run writes (so: complete), nothing that existed is
 // lost; a re-run then converges to exactly the uninterrupted run's tree and leaves no
 // temporaries. The uninterrupted run's outputs are read back by numpy / pickle / json /
@@ -104,7 +104,7 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, KillTest,
                          ::testing::Values("wrap", "materialize", "apply_npy",
-                                           "apply_safetensors"),
+                                           "apply_safetensors", "apply_sharded"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -53,13 +53,15 @@ const std::vector<std::vector<std::byte>>& TensorBytes() {
   return *bytes;
 }
 
-io::Array ArrayOf(size_t i) {
+io::Tensor ArrayOf(size_t i) {
   const Tensor& t = kTensors[i];
-  io::Array a;
+  io::Tensor a;
+  a.name = t.name;
   a.descr = t.descr;
-  a.itemsize = t.itemsize;
+  a.dtype = t.safetensors_dtype;
+  a.element_bits = t.itemsize * 8;
   a.shape = Dims(t.shape);
-  a.data = TensorBytes()[i];
+  a.stored = TensorBytes()[i];
   return a;
 }
 
@@ -88,13 +90,27 @@ void SetUpApplyNpy(const std::string& root) {
 }
 
 void SetUpApplySafetensors(const std::string& root) {
-  std::vector<io::SafetensorsTensor> tensors;
-  for (size_t i = 0; i < kTensors.size(); ++i) {
-    tensors.push_back({kTensors[i].name, kTensors[i].safetensors_dtype, Dims(kTensors[i].shape),
-                       TensorBytes()[i]});
-  }
+  std::vector<io::Tensor> tensors;
+  for (size_t i = 0; i < kTensors.size(); ++i) tensors.push_back(ArrayOf(i));
   io::SafetensorsMetadata metadata = {{"format", "pt"}};
   Check(io::WriteSafetensors(root + "/model.safetensors", tensors, metadata), "WriteSafetensors");
+  WriteFile(root + "/io.json", kSpecs);
+  fs::create_directory(root + "/out");
+}
+
+// One tensor per shard, as transformers' save_pretrained lays a checkpoint out.
+void SetUpApplySharded(const std::string& root) {
+  std::string weight_map;
+  for (size_t i = 0; i < kTensors.size(); ++i) {
+    const std::string shard = "model-0000" + std::to_string(i + 1) + "-of-0000" +
+                              std::to_string(kTensors.size()) + ".safetensors";
+    const std::vector<io::Tensor> tensors = {ArrayOf(i)};
+    io::SafetensorsMetadata metadata = {{"format", "pt"}};
+    Check(io::WriteSafetensors(root + "/" + shard, tensors, metadata), "WriteSafetensors");
+    weight_map += std::string(i ? ", " : "") + "\"" + kTensors[i].name + "\": \"" + shard + "\"";
+  }
+  WriteFile(root + "/model.safetensors.index.json",
+            "{\"metadata\": {\"total_size\": 15000000}, \"weight_map\": {" + weight_map + "}}\n");
   WriteFile(root + "/io.json", kSpecs);
   fs::create_directory(root + "/out");
 }
@@ -103,8 +119,11 @@ void SetUpApplySafetensors(const std::string& root) {
 
 void SetUpWorkDir(const std::string& work) {
   fs::create_directories(work);
-  std::vector<io::NamedArray> arrays;
-  for (size_t i = 0; i < kTensors.size(); ++i) arrays.push_back({kTensors[i].name, ArrayOf(i)});
+  std::vector<io::Tensor> arrays;
+  for (size_t i = 0; i < kTensors.size(); ++i) {
+    arrays.push_back(ArrayOf(i));
+    arrays.back().dtype.clear();  // a pickle names dtypes by descr only
+  }
   Check(io::WritePickle(work + "/inp-000.p", arrays), "WritePickle");
   WriteFile(work + "/io_transposes.json", kSpecs);
   for (const char* dir : {"sg00", "sg01", "nc0/sg00"}) fs::create_directories(work + "/" + dir);
@@ -123,6 +142,9 @@ const std::vector<Scenario>& WritingScenarios() {
       {"apply_safetensors", SetUpApplySafetensors,
        {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors", "--out-dir", "out",
         "--quiet"}},
+      {"apply_sharded", SetUpApplySharded,
+       {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors.index.json",
+        "--out-dir", "out", "--quiet"}},
   };
   return scenarios;
 }

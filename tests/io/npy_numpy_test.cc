@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bytes_equal.h"
+#include "tensor_bytes.h"
 #include "files/mapped_file.h"
 #include "io/npy.h"
 #include "support/process.h"
@@ -102,8 +103,7 @@ TEST_F(NpyNumpyTest, ReadsWhatNumpyWrites) {
     EXPECT_EQ(array->descr, descr);
     EXPECT_EQ(ToString(array->shape), shape);
     std::string expect = ReadFile(dir / (name + ".expect"));
-    ASSERT_EQ(array->data.size(), expect.size());
-    EXPECT_TRUE(test::BytesEqual(array->data, expect.data(), expect.size()));
+    EXPECT_EQ(test::COrderBytes(*array), expect);
     ++cases;
   }
   EXPECT_GE(cases, 40);
@@ -119,7 +119,8 @@ TEST_F(NpyNumpyTest, PlainFilesAreReadWithoutACopy) {
   ASSERT_TRUE(array);
   // The data lies inside the mapping that `owner` holds, 128 bytes (the header) from its start.
   auto mapping = std::static_pointer_cast<const files::MappedFile>(array->owner);
-  EXPECT_EQ(array->data.data(), mapping->bytes().data() + 128);
+  EXPECT_EQ(array->stored.data(), mapping->bytes().data() + 128);
+  EXPECT_TRUE(array->is_c_order());
 }
 
 // numpy loads what iotx writes: same dtype, shape and bytes; and for descrs numpy writes
@@ -157,17 +158,14 @@ print('ok', len(sys.argv[2::2]))
   std::vector<std::string> args = {dir.path()};
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    Array array;
-    array.descr = c.descr;
-    array.itemsize = c.itemsize;
-    array.shape = Dims(c.shape);
-    std::vector<std::byte> bytes =
-        test::RandomBytes(static_cast<size_t>(array.num_elements()) * c.itemsize, i);
+    size_t count = 1;
+    for (int64_t d : c.shape) count *= static_cast<size_t>(d);
+    std::vector<std::byte> bytes = test::RandomBytes(count * c.itemsize, i);
     if (c.descr == "|b1") {
       for (std::byte& b : bytes) b &= std::byte{1};
     }
-    array.data = bytes;
-    ASSERT_TRUE(WriteNpy(dir / (std::to_string(i) + ".npy"), array)) << c.descr;
+    const Tensor tensor = test::ViewTensor("t", c.descr, c.itemsize, Dims(c.shape), bytes);
+    ASSERT_TRUE(WriteNpy(dir / (std::to_string(i) + ".npy"), tensor)) << c.descr;
     test::WriteFile(dir / (std::to_string(i) + ".raw"),
                     std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     args.push_back(c.descr);
@@ -250,23 +248,27 @@ TEST_F(NpyNumpyTest, DescrSizesAgreeWithNumpy) {
   }
 }
 
-TEST_F(NpyNumpyTest, NpyWriterFillsTheMappingInPlace) {
+// A tensor described as stored big-endian in Fortran order (as the readers describe such
+// files) is written as the C-order, little-endian array numpy reads the same values from.
+TEST_F(NpyNumpyTest, WriteNpyConvertsAStoredLayout) {
   TempDir dir;
-  std::vector<int64_t> shape = {3, 1000, 7};
-  auto writer = NpyWriter::Create(dir / "w.npy", "<u2", shape);
-  ASSERT_TRUE(writer) << writer.error().ToString();
-  ASSERT_EQ(writer->data().size(), 3u * 1000 * 7 * 2);
-  std::vector<std::byte> bytes = test::RandomBytes(writer->data().size(), 99);
-  std::memcpy(writer->data().data(), bytes.data(), bytes.size());
-  EXPECT_FALSE(std::filesystem::exists(dir / "w.npy"));
-  ASSERT_TRUE(writer->Commit());
+  const std::vector<int64_t> shape = {3, 1000, 7};
+  std::vector<std::byte> stored = test::RandomBytes(3u * 1000 * 7 * 2, 99);
+  const std::optional<DescrInfo> info = ParseDescr(">u2");
+  ASSERT_TRUE(info);
+  const Tensor tensor = DescribeStored("w", ">u2", *info, FortranLayout(shape), stored, nullptr);
+  EXPECT_FALSE(tensor.is_c_order());
+  EXPECT_EQ(tensor.descr, "<u2");
+  ASSERT_TRUE(WriteNpy(dir / "w.npy", tensor));
   test::WriteFile(dir / "w.raw",
-                  std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+                  std::string(reinterpret_cast<const char*>(stored.data()), stored.size()));
   auto r = RunPython(
       "import sys, numpy as np\n"
       "a = np.load(sys.argv[1] + '/w.npy')\n"
-      "assert a.dtype == np.uint16 and a.shape == (3, 1000, 7)\n"
-      "assert a.tobytes() == open(sys.argv[1] + '/w.raw', 'rb').read()\n"
+      "want = np.frombuffer(open(sys.argv[1] + '/w.raw', 'rb').read(), '>u2')"
+      ".reshape((3, 1000, 7), order='F')\n"
+      "assert a.dtype == np.dtype('<u2') and a.shape == (3, 1000, 7)\n"
+      "assert (a == want).all() and a.flags.c_contiguous\n"
       "print('ok')",
       {dir.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;

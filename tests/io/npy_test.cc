@@ -1,5 +1,6 @@
 // .npy header parsing and malformed files (no numpy needed): every bad file gets a clear error.
 #include "io/npy.h"
+#include "tensor_bytes.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -27,7 +28,7 @@ std::string NpyBytes(const std::string& header, const std::string& data, int maj
   return out + header + data;
 }
 
-Expected<Array> Parse(const std::string& file) {
+Expected<Tensor> Parse(const std::string& file) {
   // The result views its input: a copy owned by the result keeps it valid.
   auto owner = std::make_shared<const std::string>(file);
   return ParseNpy(std::as_bytes(std::span<const char>(owner->data(), owner->size())), owner,
@@ -53,9 +54,9 @@ TEST(NpyTest, AcceptsAnyKeyOrderQuotingAndSpacing) {
     auto r = Parse(NpyBytes(header, data));
     ASSERT_TRUE(r) << header << ": " << r.error().ToString();
     EXPECT_EQ(r->descr, "<f4");
-    EXPECT_EQ(r->itemsize, 4u);
+    EXPECT_EQ(r->element_size(), 4u);
     EXPECT_EQ(ToString(r->shape), "[2, 3]");
-    EXPECT_EQ(r->data.size(), 24u);
+    EXPECT_EQ(r->byte_size(), 24u);
   }
 }
 
@@ -64,27 +65,32 @@ TEST(NpyTest, ScalarAndOneDimensionalShapes) {
       NpyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': ()}", std::string(8, '\0')));
   ASSERT_TRUE(scalar);
   EXPECT_TRUE(scalar->shape.empty());
-  EXPECT_EQ(scalar->data.size(), 8u);
+  EXPECT_EQ(scalar->byte_size(), 8u);
   auto vec = Parse(NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (5,)}", "abcde"));
   ASSERT_TRUE(vec);
   EXPECT_EQ(ToString(vec->shape), "[5]");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(vec->data.data()), 5), "abcde");
+  EXPECT_EQ(test::COrderBytes(*vec), "abcde");
 }
 
-TEST(NpyTest, FortranOrderIsConvertedToCOrder) {
+TEST(NpyTest, FortranOrderIsDescribedAndReachesCOrder) {
   // A 2x3 array of bytes stored column by column: a d b e c f -> rows "abc", "def".
-  auto r = Parse(NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3)}", "adbecf"));
+  const std::string file =
+      NpyBytes("{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3)}", "adbecf");
+  auto r = Parse(file);
   ASSERT_TRUE(r);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(r->data.data()), 6), "abcdef");
+  EXPECT_FALSE(r->is_c_order());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(r->stored.data()), 6), "adbecf")
+      << "reading converts nothing: the tensor views the file's bytes";
+  EXPECT_EQ(test::COrderBytes(*r), "abcdef");
 }
 
-TEST(NpyTest, BigEndianIsSwappedAndRelabeled) {
+TEST(NpyTest, BigEndianIsRelabeledAndSwappedWhenConverted) {
   auto r = Parse(NpyBytes("{'descr': '>u2', 'fortran_order': False, 'shape': (2,)}",
                           std::string("\x01\x02\x03\x04", 4)));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->descr, "<u2");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(r->data.data()), 4),
-            std::string("\x02\x01\x04\x03", 4));
+  EXPECT_EQ(r->layout.swap_unit, 2u);
+  EXPECT_EQ(test::COrderBytes(*r), std::string("\x02\x01\x04\x03", 4));
 }
 
 TEST(NpyTest, VersionsTwoAndThreeUseAFourByteLength) {
@@ -92,7 +98,7 @@ TEST(NpyTest, VersionsTwoAndThreeUseAFourByteLength) {
   for (int major : {2, 3}) {
     auto r = Parse(NpyBytes(header, "xy", major));
     ASSERT_TRUE(r) << r.error().ToString();
-    EXPECT_EQ(r->data.size(), 2u);
+    EXPECT_EQ(r->byte_size(), 2u);
   }
   ExpectError(
       NpyBytes("{'descr': '<i2', 'fortran_order': False, 'shape': (1,), 'x\xff': 1}", "xy", 3),
@@ -216,13 +222,9 @@ TEST(NpyTest, WriterRefusesWhatNumpyCouldNotReadBack) {
 }
 
 TEST(NpyTest, WriteNpyChecksTheDataSize) {
-  Array array;
-  array.descr = "<f4";
-  array.itemsize = 4;
-  array.shape = {2, 2};
   std::string bytes(15, 'x');
-  array.data = std::as_bytes(std::span<const char>(bytes.data(), bytes.size()));
-  auto status = WriteNpy("/nonexistent-dir/never-written.npy", array);
+  const Tensor tensor = test::ViewTensor("t", "<f4", 4, {2, 2}, std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+  auto status = WriteNpy("/nonexistent-dir/never-written.npy", tensor);
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().code, ErrorCode::kBufferSize);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bytes_equal.h"
+#include "tensor_bytes.h"
 #include "files/mapped_file.h"
 #include "io/pickle.h"
 #include "support/process.h"
@@ -156,21 +157,19 @@ TEST_F(PickleNumpyTest, ReadsWhatPickleDumpsAtEveryProtocol) {
     ASSERT_EQ(arrays->size(), entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
       const Entry& want = entries[i];
-      const NamedArray& got = (*arrays)[i];
+      const Tensor& got = (*arrays)[i];
       SCOPED_TRACE(want.name);
       EXPECT_EQ(got.name, want.name);
-      EXPECT_EQ(got.array.descr, want.descr);
-      EXPECT_EQ(ToString(got.array.shape), want.shape);
-      std::string bytes = ReadFile(dir / want.expect_file);
-      ASSERT_EQ(got.array.data.size(), bytes.size());
-      EXPECT_TRUE(test::BytesEqual(got.array.data, bytes.data(), bytes.size()));
+      EXPECT_EQ(got.descr, want.descr);
+      EXPECT_EQ(ToString(got.shape), want.shape);
+      EXPECT_EQ(test::COrderBytes(got), ReadFile(dir / want.expect_file));
     }
   }
 }
 
-// Protocols 3-5 carry raw bytes: the arrays point into the mapped file. Protocol 2 carries
-// latin-1 text, which has to be decoded into a copy.
-TEST_F(PickleNumpyTest, RawBytesAreReadWithoutACopy) {
+// Every protocol's arrays point into the mapped file: protocols 3-5 carry raw bytes, protocol 2
+// latin-1 text, which is decoded only when the tensor is converted.
+TEST_F(PickleNumpyTest, ArraysAreReadWithoutACopy) {
   TempDir dir;
   auto made = RunPython(
       "import sys, pickle, numpy as np\n"
@@ -184,12 +183,15 @@ TEST_F(PickleNumpyTest, RawBytesAreReadWithoutACopy) {
     ASSERT_TRUE(file);
     auto arrays = ParsePickle((*file)->bytes(), *file, "x.p");
     ASSERT_TRUE(arrays) << arrays.error().ToString();
-    const std::byte* data = (*arrays)[0].array.data.data();
-    const bool inside =
-        data >= (*file)->bytes().data() && data < (*file)->bytes().data() + (*file)->size();
-    EXPECT_EQ(inside, protocol != 2) << protocol;
+    const Tensor& tensor = (*arrays)[0];
+    const std::byte* data = tensor.stored.data();
+    EXPECT_TRUE(data >= (*file)->bytes().data() &&
+                data < (*file)->bytes().data() + (*file)->size())
+        << protocol;
+    EXPECT_EQ(tensor.layout.latin1, protocol == 2);
+    EXPECT_EQ(tensor.byte_size(), 400000u);
     // The array keeps the mapping alive on its own.
-    EXPECT_EQ((*arrays)[0].array.owner != nullptr, true);
+    EXPECT_EQ(tensor.owner != nullptr, true);
   }
 }
 
@@ -218,23 +220,18 @@ TEST_F(PickleNumpyTest, PythonLoadsWhatIotxWrites) {
   };
   for (int i = 0; i < 1100; ++i) cases.push_back({"many" + std::to_string(i), "|i1", 1, {1}});
   std::vector<std::vector<std::byte>> storage;
-  std::vector<NamedArray> arrays;
+  std::vector<Tensor> arrays;
   std::string raw_all;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
-    NamedArray entry;
-    entry.name = c.name;
-    entry.array.descr = c.descr;
-    entry.array.itemsize = c.itemsize;
-    entry.array.shape = Dims(c.shape);
-    storage.push_back(
-        test::RandomBytes(static_cast<size_t>(entry.array.num_elements()) * c.itemsize, i));
+    size_t count = 1;
+    for (int64_t d : c.shape) count *= static_cast<size_t>(d);
+    storage.push_back(test::RandomBytes(count * c.itemsize, i));
     if (c.descr == "|b1") {
       for (std::byte& b : storage.back()) b &= std::byte{1};
     }
-    entry.array.data = storage.back();
     raw_all.append(reinterpret_cast<const char*>(storage.back().data()), storage.back().size());
-    arrays.push_back(entry);
+    arrays.push_back(test::ViewTensor(c.name, c.descr, c.itemsize, Dims(c.shape), storage.back()));
   }
   ASSERT_TRUE(WritePickle(dir / "out.p", arrays));
   test::WriteFile(dir / "raw.bin", raw_all);
@@ -279,13 +276,13 @@ print('ok', len(got))
   ASSERT_EQ(back->size(), arrays.size());
   for (size_t i = 0; i < arrays.size(); ++i) {
     EXPECT_EQ((*back)[i].name, arrays[i].name);
-    EXPECT_EQ((*back)[i].array.shape, arrays[i].array.shape);
-    ASSERT_EQ((*back)[i].array.data.size(), arrays[i].array.data.size());
-    std::vector<std::byte> want(arrays[i].array.data.begin(), arrays[i].array.data.end());
-    if (arrays[i].array.descr[0] == '>') {  // read back as little-endian
+    EXPECT_EQ((*back)[i].shape, arrays[i].shape);
+    std::string want(reinterpret_cast<const char*>(arrays[i].stored.data()),
+                     arrays[i].stored.size());
+    if (arrays[i].descr[0] == '>') {  // read back as little-endian
       for (size_t k = 0; k + 1 < want.size(); k += 2) std::swap(want[k], want[k + 1]);
     }
-    EXPECT_TRUE(test::BytesEqual((*back)[i].array.data, want.data(), want.size()));
+    EXPECT_EQ(test::COrderBytes((*back)[i]), want);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bytes_equal.h"
+#include "tensor_bytes.h"
 #include "io/safetensors.h"
 #include "support/process.h"
 #include "support/reference_transpose.h"
@@ -131,15 +132,13 @@ print('\n'.join(manifest))
     ASSERT_EQ(st->tensors.size() + 1, rows.size());
     for (size_t i = 0; i < st->tensors.size(); ++i) {
       const auto& row = rows[i];
-      const SafetensorsTensor& t = st->tensors[i];
+      const Tensor& t = st->tensors[i];
       EXPECT_EQ(t.name, from_hex(row[1]));
       EXPECT_EQ(t.dtype, row[2]);
       std::string shape = ToString(t.shape);
       shape.erase(std::remove(shape.begin(), shape.end(), ' '), shape.end());
       EXPECT_EQ(shape, row[3]);
-      std::string data = from_hex(row[4]);
-      ASSERT_EQ(t.data.size(), data.size()) << t.name;
-      EXPECT_TRUE(test::BytesEqual(t.data, data.data(), data.size())) << t.name;
+      EXPECT_EQ(test::COrderBytes(t), from_hex(row[4])) << t.name;
     }
     // Metadata, as Python's json.dumps(ensure_ascii=True) of a dict (or null).
     std::string meta = "null";
@@ -178,14 +177,14 @@ TEST_F(SafetensorsPythonTest, WritesWhatTheReferenceWriterWrites) {
       {"h", "U16", {1, 1, 1}},  {"aa", "F32", {2}},
   };
   std::vector<std::vector<std::byte>> storage;
-  std::vector<SafetensorsTensor> tensors;
+  std::vector<Tensor> tensors;
   std::string spec_text;
   for (size_t i = 0; i < specs.size(); ++i) {
     const Spec& s = specs[i];
     size_t bits = *SafetensorsDTypeBits(s.dtype);
     size_t count = static_cast<size_t>(CheckedProduct(s.shape).value());
     storage.push_back(test::RandomBytes(count * bits / 8, 40 + i));
-    tensors.push_back({s.name, s.dtype, Dims(s.shape), storage.back()});
+    tensors.push_back(test::SafetensorsView(s.name, s.dtype, Dims(s.shape), storage.back()));
     std::string hex_name, hex_data;
     for (unsigned char c : s.name)
       hex_name += "0123456789abcdef"[c >> 4], hex_name += "0123456789abcdef"[c & 15];
@@ -202,15 +201,18 @@ TEST_F(SafetensorsPythonTest, WritesWhatTheReferenceWriterWrites) {
   test::WriteFile(dir / "spec.txt", spec_text);
 
   ASSERT_TRUE(WriteSafetensors(dir / "streamed.safetensors", tensors, metadata));
-  auto writer = SafetensorsWriter::Create(dir / "mapped.safetensors", tensors, metadata);
-  ASSERT_TRUE(writer) << writer.error().ToString();
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    ASSERT_EQ(writer->data(i).size(), tensors[i].data.size());
-    if (!tensors[i].data.empty()) {
-      std::memcpy(writer->data(i).data(), tensors[i].data.data(), tensors[i].data.size());
-    }
+  // The layout filled in pieces, last tensor first, as the producer's pipeline may.
+  auto layout = SafetensorsLayout(tensors, metadata);
+  ASSERT_TRUE(layout) << layout.error().ToString();
+  auto pieces = files::AtomicFile::Create(dir / "pieces.safetensors");
+  ASSERT_TRUE(pieces);
+  ASSERT_TRUE(pieces->Reserve(layout->size));
+  for (size_t i = tensors.size(); i-- > 0;) {
+    ASSERT_EQ(layout->data_sizes[i], tensors[i].stored.size());
+    ASSERT_TRUE(pieces->WriteAt(layout->data_offsets[i], tensors[i].stored));
   }
-  ASSERT_TRUE(writer->Commit());
+  ASSERT_TRUE(pieces->WriteAt(0, layout->literals.at(0).bytes));
+  ASSERT_TRUE(pieces->Commit());
   ASSERT_TRUE(WriteSafetensors(dir / "bare.safetensors", tensors, std::nullopt));
 
   auto r = RunPython(std::string(kPythonSafetensors) + R"PY(
@@ -223,7 +225,7 @@ for line in open(d + '/spec.txt', encoding='utf-8').read().splitlines():
                                              b'' if data == '-' else bytes.fromhex(data))
 meta = {'format': 'pt', 'note': 'line\nbreak "quoted" \u00e9'}
 want = serialize(tensors, meta)
-for f in ('streamed', 'mapped'):
+for f in ('streamed', 'pieces'):
     assert open(f'{d}/{f}.safetensors', 'rb').read() == want, f
 assert open(f'{d}/bare.safetensors', 'rb').read() == serialize(tensors), 'bare'
 print('ok')
@@ -233,7 +235,7 @@ print('ok')
   EXPECT_EQ(r.out, "ok\n");
 
   // The reader gets everything back, with metadata in order.
-  auto back = ReadSafetensors(dir / "mapped.safetensors");
+  auto back = ReadSafetensors(dir / "pieces.safetensors");
   ASSERT_TRUE(back) << back.error().ToString();
   EXPECT_EQ(back->metadata, metadata);
   EXPECT_EQ(back->tensors.size(), tensors.size());

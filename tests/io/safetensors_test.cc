@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/temp_dir.h"
+#include "tensor_bytes.h"
 
 namespace iotx::io {
 namespace {
@@ -59,11 +60,11 @@ TEST(SafetensorsTest, ReadsTensorsInOffsetOrderWithMetadata) {
   EXPECT_EQ(r->tensors[0].name, "a");
   EXPECT_EQ(r->tensors[0].dtype, "F32");
   EXPECT_EQ(ToString(r->tensors[0].shape), "[2]");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(r->tensors[0].data.data()), 8), "AAAABBBB");
+  EXPECT_EQ(test::COrderBytes(r->tensors[0]), "AAAABBBB");
   EXPECT_EQ(r->tensors[1].name, "b");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(r->tensors[1].data.data()), 3), "xyz");
+  EXPECT_EQ(test::COrderBytes(r->tensors[1]), "xyz");
   EXPECT_EQ(r->tensors[2].name, "e");
-  EXPECT_TRUE(r->tensors[2].data.empty());
+  EXPECT_TRUE(r->tensors[2].stored.empty());
   EXPECT_EQ(r->tensors[3].name, "s");
   EXPECT_TRUE(r->tensors[3].shape.empty());
   ASSERT_TRUE(r->metadata);
@@ -180,8 +181,8 @@ TEST(SafetensorsTest, AcceptsSubByteDtypesFillingWholeBytes) {
                           Tensor("f6", "F6_E2M3", "[4]", 3, 6) + "}",
                       "abcdef"));
   ASSERT_TRUE(r) << r.error().ToString();
-  EXPECT_EQ(r->tensors[0].data.size(), 3u);
-  EXPECT_EQ(r->tensors[1].data.size(), 3u);
+  EXPECT_EQ(r->tensors[0].stored.size(), 3u);
+  EXPECT_EQ(r->tensors[1].stored.size(), 3u);
 }
 
 TEST(SafetensorsTest, DTypeTables) {
@@ -208,17 +209,20 @@ TEST(SafetensorsTest, WriterRefusesBadInput) {
   std::string bytes = "abcd";
   auto data = std::as_bytes(std::span<const char>(bytes.data(), bytes.size()));
   struct Case {
-    std::vector<SafetensorsTensor> tensors;
+    std::vector<io::Tensor> tensors;
     ErrorCode code;
   };
+  auto view = [&data](std::string name, std::string dtype, Dims shape) {
+    return test::SafetensorsView(std::move(name), std::move(dtype), std::move(shape), data);
+  };
   std::vector<Case> cases = {
-      {{{"a", "U8", {4}, data}, {"a", "U8", {4}, data}}, ErrorCode::kInvalidArgument},
-      {{{"__metadata__", "U8", {4}, data}}, ErrorCode::kInvalidArgument},
-      {{{"a", "u8", {4}, data}}, ErrorCode::kInvalidArgument},
-      {{{"\xff", "U8", {4}, data}}, ErrorCode::kInvalidArgument},
-      {{{"a", "F4", {3}, data}}, ErrorCode::kInvalidArgument},
-      {{{"a", "U8", {-4}, data}}, ErrorCode::kNegativeDim},
-      {{{"a", "U8", {5}, data}}, ErrorCode::kBufferSize},
+      {{view("a", "U8", {4}), view("a", "U8", {4})}, ErrorCode::kInvalidArgument},
+      {{view("__metadata__", "U8", {4})}, ErrorCode::kInvalidArgument},
+      {{view("a", "u8", {4})}, ErrorCode::kInvalidArgument},
+      {{view("\xff", "U8", {4})}, ErrorCode::kInvalidArgument},
+      {{view("a", "F4", {3})}, ErrorCode::kInvalidArgument},
+      {{view("a", "U8", {-4})}, ErrorCode::kNegativeDim},
+      {{view("a", "U8", {5})}, ErrorCode::kBufferSize},
   };
   for (const Case& c : cases) {
     auto status = WriteSafetensors(dir / "out.safetensors", c.tensors, std::nullopt);

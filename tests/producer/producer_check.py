@@ -24,6 +24,14 @@ Commands (each prints OK or fails with a message):
         tensors + specs for `iotx apply` (DIR/in.*, DIR/io_transposes.json)
   check-apply DIR OUT [--format npy|safetensors] [--name NAME]
         OUT's files hold the device layout of DIR's tensors per the original specs
+  sharded DIR --seed S [--shards N]
+        a sharded checkpoint as transformers saves one: DIR/model-0000K-of-0000N.safetensors
+        (each with its own __metadata__), DIR/model.safetensors.index.json
+        ({"metadata": {"total_size"}, "weight_map"}, indent=2, sorted keys) and
+        DIR/io_transposes.json with specs for most tensors
+  check-sharded DIR OUT
+        OUT holds the same shard files, each with the same tensors (device layout per the
+        original specs, same dtype names) and __metadata__, and an index identical to DIR's
 """
 import argparse
 import glob
@@ -372,6 +380,54 @@ def cmd_checkpoint(args):
     print("OK")
 
 
+def shard_name(k, n):
+    return f"model-{k:05d}-of-{n:05d}.safetensors"
+
+
+def cmd_sharded(args):
+    rng = np.random.default_rng(args.seed)
+    specs, weight_map, total = [], {}, 0
+    for k in range(1, args.shards + 1):
+        tensors = {}
+        for i in range(int(rng.integers(1, 4))):
+            shape = random_shape(rng) or [3]
+            dtype = str(rng.choice(["<f2", "<f4", "|V2", "|i1", "<f8", "<i4"]))
+            name = f"model.layers.{k}.{['q', 'k', 'v'][i]}_proj.weight"
+            tensors[name] = random_array(rng, shape, dtype)
+            total += tensors[name].nbytes
+            weight_map[name] = shard_name(k, args.shards)
+            if rng.random() < 0.75:
+                r, t = random_spec(rng, shape)
+                specs.append({"input_name": name, "reshape": r, "transpose": t})
+        write_safetensors(os.path.join(args.dir, shard_name(k, args.shards)), tensors,
+                          {"format": "pt", "shard": str(k)})
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    with open(os.path.join(args.dir, "model.safetensors.index.json"), "w") as f:
+        f.write(json.dumps(index, indent=2, sort_keys=True) + "\n")
+    with open(os.path.join(args.dir, "io_transposes.json"), "w") as f:
+        json.dump(specs, f)
+    print("OK")
+
+
+def cmd_check_sharded(args):
+    index_name = "model.safetensors.index.json"
+    index = json.load(open(os.path.join(args.dir, index_name)))
+    shards = sorted(set(index["weight_map"].values()))
+    expect_equal("files", sorted(os.listdir(args.out)), sorted(shards + [index_name]))
+    expect_equal("index bytes", open(os.path.join(args.out, index_name), "rb").read(),
+                 open(os.path.join(args.dir, index_name), "rb").read())
+    first = first_specs(json.load(open(os.path.join(args.dir, "io_transposes.json"))))
+    for shard in shards:
+        want, want_meta = read_safetensors(os.path.join(args.dir, shard))
+        got, got_meta = read_safetensors(os.path.join(args.out, shard))
+        expect_equal(shard + " metadata", got_meta, want_meta)
+        expect_equal(shard + " tensors", sorted(got), sorted(want))
+        for name, (dtype, a) in want.items():
+            expect_equal(name + " dtype name", got[name][0], dtype)
+            check_tensor(name, got[name][1], a, first.get(name))
+    print("OK")
+
+
 def load_inputs(d):
     if os.path.exists(os.path.join(d, "in.safetensors")):
         t, metadata = read_safetensors(os.path.join(d, "in.safetensors"))
@@ -428,10 +484,18 @@ def main():
     s.add_argument("out")
     s.add_argument("--format", default="npy")
     s.add_argument("--name", default="in.safetensors")
+    s = sub.add_parser("sharded")
+    s.add_argument("dir")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--shards", type=int, default=4)
+    s = sub.add_parser("check-sharded")
+    s.add_argument("dir")
+    s.add_argument("out")
     args = p.parse_args()
     {"make": cmd_make, "example": cmd_example, "big": cmd_big, "check": cmd_check, "intact": cmd_intact,
      "snapshot": cmd_snapshot, "checkpoint": cmd_checkpoint,
-     "check-apply": cmd_check_apply}[args.cmd](args)
+     "check-apply": cmd_check_apply, "sharded": cmd_sharded,
+     "check-sharded": cmd_check_sharded}[args.cmd](args)
 
 
 if __name__ == "__main__":

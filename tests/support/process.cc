@@ -105,9 +105,11 @@ ProcessResult Process::Wait() {
     }
   }
   int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage = {};
+  while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   waited_ = true;
+  result_.max_rss_kib = usage.ru_maxrss;
   if (WIFEXITED(status)) result_.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
     result_.signal = WTERMSIG(status);

@@ -22,6 +22,7 @@ struct ProcessResult {
   int signal = 0;      // the signal that ended it, 0 when it exited
   std::string out;
   std::string err;
+  long max_rss_kib = 0;  // the process's peak resident set (getrusage's ru_maxrss)
 };
 
 // A program running in the background (argv[0] looked up on PATH), stdin fed from

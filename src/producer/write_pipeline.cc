@@ -1,0 +1,308 @@
+#include "producer/write_pipeline.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "files/background_flush.h"
+#include "files/page_hints.h"
+#include "producer/bounded_queue.h"
+#include "producer/buffer_pool.h"
+
+namespace iotx::producer {
+namespace {
+
+// Two output buffers: the kernel fills one while the writer drains the other. A third only
+// added memory in the benchmark (docs/performance.md): the writer is the slower stage, so the
+// kernel waits for a buffer either way.
+constexpr size_t kOutputBuffers = 2;
+// Conversion buffers (big-endian, Fortran-ordered, protocol 2 sources): one being filled by
+// the reader while the kernel reads the other.
+constexpr size_t kConversionBuffers = 2;
+// Tensors paged in ahead of the kernel: one, so the reader's I/O overlaps the kernel's work
+// without holding more than one extra tensor's pages.
+constexpr size_t kReadAhead = 1;
+// Tensors waiting for the writer beyond the one it writes (each holds an output buffer).
+constexpr size_t kWriteQueue = kOutputBuffers;
+// Finished files whose commit (fsync, rename) may wait at a time; each holds a descriptor.
+constexpr size_t kQueuedCommits = 4;
+
+// A job's source in C order, ready for the kernel.
+struct Source {
+  size_t job = 0;
+  std::span<const std::byte> bytes;
+  BufferPool::Buffer* buffer = nullptr;  // the conversion buffer holding `bytes`; null: mapping
+};
+
+// A job's device bytes, ready to be written.
+struct Piece {
+  size_t job = 0;
+  std::span<const std::byte> bytes;
+  BufferPool::Buffer* buffer = nullptr;  // the buffer holding `bytes`; null: the source mapping
+  BufferPool* pool = nullptr;            // where `buffer` goes back
+};
+
+class Pipeline {
+ public:
+  Pipeline(const TensorSet& set, const DeviceTransform& transform,
+           std::span<const PipelineFile> files, std::span<const PipelineJob> jobs,
+           const PipelineOptions& options, std::vector<size_t>* committed)
+      : set_(set),
+        transform_(transform),
+        files_(files),
+        jobs_(jobs),
+        options_(options),
+        committed_(committed),
+        open_(files.size()),
+        pending_(files.size(), 0),
+        sources_of_file_(files.size()) {
+    for (const PipelineJob& job : jobs) {
+      total_ += set.tensors[job.tensor].byte_size();
+      for (const auto& [file, offset] : job.destinations) {
+        ++pending_[file];
+        sources_of_file_[file].insert(set.source[job.tensor]);
+      }
+    }
+  }
+
+  Status Run() {
+    Report(0);
+    // Files that no tensor goes into hold their literals only.
+    for (size_t file = 0; file < files_.size(); ++file) {
+      if (pending_[file] != 0) continue;
+      if (Status opened = Open(file); !opened) {
+        Abort(std::move(opened));
+        break;
+      }
+      Commit(file);
+    }
+    std::thread reader([this] { ReadLoop(); });
+    std::thread writer([this] { WriteLoop(); });
+    PermuteLoop();
+    reader.join();
+    writer.join();
+    if (Status drained = commits_.Drain(); !drained) Abort(std::move(drained));
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failure_;
+  }
+
+ private:
+  const io::Tensor& TensorOf(size_t job) const { return set_.tensors[jobs_[job].tensor]; }
+
+  // Records the first failure and stops every stage: queues and pools wake their waiters.
+  void Abort(Status status) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failure_) return;
+      failure_ = std::move(status);
+    }
+    failed_.store(true, std::memory_order_release);
+    ready_.Cancel();
+    written_.Cancel();
+    outputs_.Cancel();
+    conversions_.Cancel();
+  }
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+
+  Error Located(Error error, size_t job, const std::filesystem::path& file) const {
+    if (error.file.empty()) error.InFile(file.string());
+    if (error.key.empty()) error.AtKey(TensorOf(job).name);
+    return error;
+  }
+
+  Error OutOfMemory(size_t job, uint64_t bytes) const {
+    return Error(ErrorCode::kOutOfMemory,
+                 "cannot allocate a buffer of " + std::to_string(bytes) + " bytes for the tensor")
+        .InFile(TensorOf(job).file)
+        .AtKey(TensorOf(job).name);
+  }
+
+  // Pages each tensor's source in, or converts it to C order, one tensor ahead of the kernel.
+  void ReadLoop() {
+    for (size_t job = 0; job < jobs_.size() && !failed(); ++job) {
+      const io::Tensor& tensor = TensorOf(job);
+      Source source{job, tensor.stored, nullptr};
+      if (!tensor.is_c_order()) {
+        const uint64_t size = tensor.byte_size();
+        source.buffer = conversions_.Acquire(size);
+        if (source.buffer == nullptr) {
+          if (!failed()) Abort(Fail(OutOfMemory(job, size)));
+          break;
+        }
+        source.bytes = source.buffer->bytes(size);
+        Status converted = io::CopyCOrder(tensor, source.buffer->bytes(size));
+        files::ReleaseFilePages(tensor.stored);  // read once; the copy is what is used
+        if (!converted) {
+          conversions_.Release(source.buffer);
+          Abort(Fail(Located(std::move(converted).error(), job, tensor.file)));
+          break;
+        }
+      } else {
+        files::WillRead(source.bytes);
+      }
+      if (!ready_.Push(source)) {
+        conversions_.Release(source.buffer);
+        break;
+      }
+    }
+    ready_.Close();
+  }
+
+  // The kernel, on the calling thread and its oneTBB arena.
+  void PermuteLoop() {
+    while (std::optional<Source> source = ready_.Pop()) {
+      const PipelineJob& job = jobs_[source->job];
+      Piece piece{source->job, source->bytes, source->buffer, &conversions_};
+      if (transform_.changes_layout(job.transform)) {
+        const size_t size = source->bytes.size();
+        BufferPool::Buffer* out = outputs_.Acquire(size);
+        if (out == nullptr) {
+          conversions_.Release(source->buffer);
+          if (!failed()) Abort(Fail(OutOfMemory(source->job, size)));
+          break;
+        }
+        Status applied = transform_.Apply(job.transform, source->bytes, out->bytes(size));
+        ReleaseSource(*source);
+        if (!applied) {
+          outputs_.Release(out);
+          Abort(Fail(Located(std::move(applied).error(), source->job,
+                             files_[job.destinations.front().first].path)));
+          break;
+        }
+        piece = {source->job, out->bytes(size), out, &outputs_};
+      }
+      if (!written_.Push(piece)) {
+        piece.pool->Release(piece.buffer);
+        break;
+      }
+    }
+    written_.Close();
+  }
+
+  void ReleaseSource(const Source& source) {
+    if (source.buffer != nullptr) {
+      conversions_.Release(source.buffer);
+    } else {
+      files::ReleaseFilePages(source.bytes);
+    }
+  }
+
+  void WriteLoop() {
+    while (std::optional<Piece> piece = written_.Pop()) {
+      Status written = Write(*piece);
+      if (piece->buffer != nullptr) {
+        piece->pool->Release(piece->buffer);
+      } else {
+        files::ReleaseFilePages(piece->bytes);
+      }
+      if (!written) {
+        Abort(std::move(written));
+        break;
+      }
+    }
+  }
+
+  Status Open(size_t file) {
+    const PipelineFile& out = files_[file];
+    IOTX_ASSIGN_OR_RETURN(files::AtomicFile created,
+                          files::AtomicFile::Create(out.path, {.root = options_.root}));
+    auto atomic = std::make_unique<files::AtomicFile>(std::move(created));
+    IOTX_RETURN_IF_ERROR(atomic->Reserve(out.layout.size));
+    for (const io::FileLayout::Literal& literal : out.layout.literals) {
+      IOTX_RETURN_IF_ERROR(atomic->WriteAt(literal.offset, literal.bytes));
+    }
+    open_[file] = std::move(atomic);
+    return Ok();
+  }
+
+  Status Write(const Piece& piece) {
+    const PipelineJob& job = jobs_[piece.job];
+    const io::Tensor& tensor = TensorOf(piece.job);
+    for (const auto& [file, offset] : job.destinations) {
+      if (!open_[file]) {
+        if (Status opened = Open(file); !opened) {
+          return Fail(Located(std::move(opened).error(), piece.job, files_[file].path));
+        }
+      }
+      if (Status written = open_[file]->WriteAt(offset, piece.bytes); !written) {
+        // Written straight from the source mapping, a truncated source shows as EFAULT.
+        if (piece.buffer == nullptr) {
+          IOTX_RETURN_IF_ERROR(set_.CheckIntact(set_.source[job.tensor]));
+        }
+        return Fail(Located(std::move(written).error(), piece.job, files_[file].path));
+      }
+      if (options_.durability == files::Durability::kDurable) {
+        open_[file]->StartWriteback(offset, piece.bytes.size());
+      }
+    }
+    done_ += tensor.byte_size();
+    Report(done_);
+    for (const auto& [file, offset] : job.destinations) {
+      if (--pending_[file] == 0) Commit(file);
+    }
+    return Ok();
+  }
+
+  // Hands a file whose bytes are all written to the commit thread.
+  void Commit(size_t file) {
+    std::shared_ptr<files::AtomicFile> atomic(open_[file].release());
+    commits_.Post([this, file, atomic]() -> Status {
+      for (size_t source : sources_of_file_[file]) {
+        if (Status intact = set_.CheckIntact(source); !intact) {
+          Abort(intact);
+          return intact;
+        }
+      }
+      Status done = atomic->Commit(options_.durability);
+      if (!done) {
+        Abort(done);
+        return done;
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (committed_ != nullptr) committed_->push_back(file);
+      return Ok();
+    });
+  }
+
+  void Report(uint64_t done) const {
+    if (options_.progress) options_.progress(done, total_);
+  }
+
+  const TensorSet& set_;
+  const DeviceTransform& transform_;
+  std::span<const PipelineFile> files_;
+  std::span<const PipelineJob> jobs_;
+  const PipelineOptions& options_;
+  std::vector<size_t>* committed_;
+
+  std::vector<std::unique_ptr<files::AtomicFile>> open_;  // the writer's, until committed
+  std::vector<size_t> pending_;                           // per file: jobs not yet written
+  std::vector<std::set<size_t>> sources_of_file_;         // per file: the source files read
+  uint64_t total_ = 0;
+  uint64_t done_ = 0;  // the writer's
+
+  BoundedQueue<Source> ready_{kReadAhead};
+  BoundedQueue<Piece> written_{kWriteQueue};
+  BufferPool outputs_{kOutputBuffers};
+  BufferPool conversions_{kConversionBuffers};
+
+  std::mutex mutex_;
+  Status failure_;
+  std::atomic<bool> failed_{false};
+  // Last: destroyed (and drained) first, while everything its jobs use is alive.
+  files::BackgroundFlush commits_{kQueuedCommits};
+};
+
+}  // namespace
+
+Status RunPipeline(const TensorSet& set, const DeviceTransform& transform,
+                   std::span<const PipelineFile> files, std::span<const PipelineJob> jobs,
+                   const PipelineOptions& options, std::vector<size_t>* committed) {
+  Pipeline pipeline(set, transform, files, jobs, options, committed);
+  return pipeline.Run();
+}
+
+}  // namespace iotx::producer

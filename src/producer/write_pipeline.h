@@ -1,0 +1,66 @@
+// The producer's pipeline: tensors read, put into device layout and written into their output
+// files, with reading, permuting and writing overlapping across tensors and files.
+//
+//   reader thread    pages the next tensor's source in (MADV_POPULATE_READ) or converts it
+//                    to C order (a big-endian, Fortran-ordered or protocol 2 array) into a
+//                    reusable buffer, one tensor ahead
+//   calling thread   DeviceTransform::Apply into a reusable buffer (oneTBB, every core)
+//   writer thread    pwrite()s each tensor to its places in the output files (a tensor
+//                    without a spec straight from its source), starts the disk's writeback
+//                    of every piece at once (sync_file_range) and releases the pages
+//   commit thread    finishes each file whose pieces are all written: checks that its
+//                    sources did not change while read, fsync, rename, fsync of the directory
+//
+// Memory stays bounded whatever the checkpoint's size: two output buffers and one conversion
+// buffer, each as large as the largest tensor that needs one, plus the source pages of the
+// tensors in flight (released after each). Every file goes through files::AtomicFile: a
+// failure or a kill never leaves a partial file under a final name; files finished before a
+// failure stay (each complete).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "files/atomic_file.h"
+#include "io/file_layout.h"
+#include "iotx/status.h"
+#include "producer/device_transform.h"
+#include "producer/tensor_set.h"
+
+namespace iotx::producer {
+
+struct PipelineFile {
+  std::filesystem::path path;
+  io::FileLayout layout;  // the literals are written here; tensor data comes from the jobs
+};
+
+struct PipelineJob {
+  size_t tensor = 0;     // in TensorSet::tensors
+  size_t transform = 0;  // its input of the DeviceTransform
+  // Where its device bytes go: (file in the PipelineFile list, offset in that file).
+  std::vector<std::pair<size_t, uint64_t>> destinations;
+};
+
+struct PipelineOptions {
+  files::Durability durability = files::Durability::kDurable;
+  // Every file must resolve inside this directory (files::AtomicFileOptions::root).
+  std::filesystem::path root;
+  // Called with (bytes done, bytes total) from one thread at a time: once before the first
+  // tensor and after each one is written.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Writes every file of `files`, each made of its layout's literals and the device bytes of the
+// jobs that name it, in the order of `jobs` (best: each file's jobs in offset order, so files
+// are written front to back). A file that no job names is written with its literals only.
+// The indices of the files committed go to `committed`, in order; on failure, the first error
+// (naming file and tensor) is returned once the files already complete were committed.
+Status RunPipeline(const TensorSet& set, const DeviceTransform& transform,
+                   std::span<const PipelineFile> files, std::span<const PipelineJob> jobs,
+                   const PipelineOptions& options, std::vector<size_t>* committed);
+
+}  // namespace iotx::producer
