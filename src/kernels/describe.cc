@@ -109,10 +109,15 @@ std::string Describe(const Plan& plan) {
       s += fmt::format("tile:     micro-tile {} rows x {} columns on {}-byte vectors ({}); whole 64-byte lines out\n",
                        d.tile.tile_rows, d.tile.tile_cols, n.vector_bytes, how);
       if (n.strategy == kernels::Strategy::kFusedTiles) {
-        s += fmt::format("fused:    rows = {} x {} (dim {} continues dim {} in the destination), columns = {} x {} "
-                         "(dim {} continues dim {} in the source)\n",
-                         n.rows_inner, n.rows / n.rows_inner, d.tile.rows2_dim, d.tile.rows_dim, n.cols_inner,
-                         n.cols / n.cols_inner, d.tile.cols2_dim, d.tile.cols_dim);
+        const auto side = [](int64_t inner, int64_t total, int outer_dim, int dim, const char* where) {
+          if (outer_dim < 0) return fmt::format("{} (dim {} alone)", inner, dim);
+          return fmt::format("{} x {} (dim {} continues dim {} in the {})", inner, total / inner, outer_dim,
+                             dim, where);
+        };
+        s += fmt::format("fused:    rows = {}, columns = {}; offsets per strip and band, partial tiles at the "
+                         "fused plane's ends through the edge path\n",
+                         side(n.rows_inner, n.rows, d.tile.rows2_dim, d.tile.rows_dim, "destination"),
+                         side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"));
       }
       if (n.stage_pitch == 0) {
         s += fmt::format("walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "

@@ -90,4 +90,9 @@ struct Nest {
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it.
 inline constexpr int64_t kMaxStageBytes = 128 * 1024;
 
+// The most rows a fused strip walks at once: the kernel keeps their source offsets in a
+// stack table (8 KiB); the planner's strips (L1d / (2 x vector), or a staged block's rows)
+// stay below it on caches up to 64 KiB with 32-byte vectors.
+inline constexpr int64_t kMaxFusedStripRows = 1024;
+
 }  // namespace iotx::kernels

@@ -53,18 +53,19 @@ struct Fusion {
   int64_t rows = 0, cols = 0;  // the fused extents
 };
 
-bool Divides(int64_t a, int64_t b) { return a > 0 && b % a == 0; }
-
 // Tiles hold whole registers only on AVX-512 for every width, elsewhere from 8 bytes up
 // (kTileInRegisters in tiles-inl.h): fused planes need that.
 bool TilesInRegisters(int64_t e, const Machine& m) { return m.vector_bytes >= 64 || e >= 8; }
 
 // Rows shorter than a band walk's strip are joined by the dim that continues them in the
 // destination, columns narrower than four bands by the dim that continues them in the
-// source, where every tile then sees the same offsets and no tile is partial.
+// source. Any extents: the kernel computes each strip's row offsets and each band's column
+// offsets (a tile may straddle an inner dim's end) and sends the fused plane's last partial
+// tiles through its edge path. Where one dim could continue either side, or several qualify,
+// the pair giving the most elements per tile (edge tiles counted three times: they are staged
+// through L1 with short copies) wins, and among equals the larger plane (longer runs).
 Fusion FindFusion(const Problem& p, const Machine& m) {
-  Fusion f;
-  if (!IsTilePlane(p) || !TilesInRegisters(p.elem_bytes, m)) return f;
+  if (!IsTilePlane(p) || !TilesInRegisters(p.elem_bytes, m)) return Fusion{};
   const int64_t e = p.elem_bytes;
   const int rows_dim = static_cast<int>(p.dims.size()) - 1;
   const int cols_dim = SourceInnerDim(p);
@@ -73,27 +74,33 @@ Fusion FindFusion(const Problem& p, const Machine& m) {
   const int64_t tile_rows = TileRows(e);
   const int64_t tile_cols = std::max<int64_t>(1, m.vector_bytes / e);
   const int64_t strip_rows = std::max(tile_rows, m.l1d_bytes / (2 * m.vector_bytes));
-  f.rows = rows.n;
-  f.cols = cols.n;
+  std::vector<int> rows2 = {-1}, cols2 = {-1};
   for (int i = 0; i < static_cast<int>(p.dims.size()); ++i) {
     if (i == rows_dim || i == cols_dim) continue;
     const Dim& d = p.dims[static_cast<size_t>(i)];
-    if (f.rows2 < 0 && rows.n < strip_rows && d.dst_stride == rows.n * e &&
-        (Divides(tile_rows, rows.n) || Divides(rows.n, tile_rows)) &&
-        Divides(tile_rows, rows.n * d.n)) {
-      f.rows2 = i;
-      f.rows = rows.n * d.n;
-    } else if (f.cols2 < 0 && cols.n < 4 * tile_cols && d.src_stride == cols.n * e &&
-               (Divides(tile_cols, cols.n) || Divides(cols.n, tile_cols)) &&
-               Divides(tile_cols, cols.n * d.n)) {
-      f.cols2 = i;
-      f.cols = cols.n * d.n;
+    if (rows.n < strip_rows && d.dst_stride == rows.n * e) rows2.push_back(i);
+    if (cols.n < 4 * tile_cols && d.src_stride == cols.n * e) cols2.push_back(i);
+  }
+  const auto score = [&](int64_t fr, int64_t fc) {
+    const int64_t full = (fr / tile_rows) * (fc / tile_cols);
+    const int64_t edge = CeilDiv(fr, tile_rows) * CeilDiv(fc, tile_cols) - full;
+    return static_cast<double>(fr) * static_cast<double>(fc) / static_cast<double>(full + 3 * edge);
+  };
+  Fusion best;
+  double best_score = -1;
+  for (int r2 : rows2) {
+    for (int c2 : cols2) {
+      if ((r2 < 0 && c2 < 0) || (r2 >= 0 && r2 == c2)) continue;
+      const int64_t fr = rows.n * (r2 >= 0 ? p.dims[static_cast<size_t>(r2)].n : 1);
+      const int64_t fc = cols.n * (c2 >= 0 ? p.dims[static_cast<size_t>(c2)].n : 1);
+      const double sc = score(fr, fc);
+      if (sc > best_score || (sc == best_score && fr * fc > best.rows * best.cols)) {
+        best_score = sc;
+        best = Fusion{r2, c2, fr, fc};
+      }
     }
   }
-  if (f.rows % tile_rows != 0 || f.cols % tile_cols != 0 || (f.rows2 < 0 && f.cols2 < 0)) {
-    return Fusion{};
-  }
-  return f;
+  return best;
 }
 
 bool FusesTiles(const Problem& p, const Machine& m) {
@@ -147,8 +154,8 @@ constexpr StrategyCandidate kCandidates[] = {
     {Strategy::kDeinterleaveCols, "deinterleave-cols",
      "2-4 source-innermost columns of a contiguous source", DeinterleavesCols},
     {Strategy::kFusedTiles, "fused-tiles",
-     "a small plane: the dim that continues the rows in the destination joins them, the dim "
-     "that continues the columns in the source joins those, so tiles and runs span both",
+     "a short plane: a dim that continues its rows in the destination joins them, one that "
+     "continues its columns in the source joins those (any extents), so tiles and runs span both",
      FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
      "a tile's destination (or source) lines are a multiple of a power of two apart and "
@@ -241,7 +248,8 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
           StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine)) {
         const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
         const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
-        StageBlock(tile, e, fused_cols, fused_rows, machine);
+        StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);
+        tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
         return tile;
@@ -255,6 +263,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
     tile.strip_rows = std::max(tile.tile_rows, machine.l1d_bytes / (2 * tile.vector_bytes) /
                                                    tile.tile_rows * tile.tile_rows);
     tile.strip_rows = std::min(tile.strip_rows, RoundUp(plane_rows, tile.tile_rows));
+    if (tile.fused) tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
   } else {
     tile.strip_rows = tile.tile_rows;
   }
@@ -362,9 +371,22 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       taken[static_cast<size_t>(i)] = true;
     }
   }
+  // A fused side is cut only between whole runs of its inner dim, i.e. by blocking its outer
+  // dim (rows2_dim / cols2_dim): every block then starts at a fixed offset, and the block's
+  // extent (a multiple of the tile where the inner extent allows) is what the kernel walks.
+  const auto fused_granule = [](int64_t inner, int64_t tile_extent) {
+    return tile_extent / std::gcd(inner, tile_extent);
+  };
   // 2. Blocks of tile rows.
-  if (!tile.fused && split.items < target_items && block_dim(tile.rows_dim, tile.row_granule, 1)) {
-    return split;
+  if (split.items < target_items) {
+    if (tile.rows2_dim >= 0) {
+      if (block_dim(tile.rows2_dim, fused_granule(rows.n, tile.tile_rows),
+                    CeilDiv(tile.row_granule, rows.n))) {
+        return split;
+      }
+    } else if (block_dim(tile.rows_dim, tile.row_granule, 1)) {
+      return split;
+    }
   }
   // 3. The other dims, outermost in source order first.
   for (int i : order) {
@@ -378,7 +400,14 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     }
   }
   // 4. Blocks of columns.
-  if (!tile.fused && split.items < target_items) block_dim(tile.cols_dim, tile.col_granule, min_cols);
+  if (split.items < target_items) {
+    if (tile.cols2_dim >= 0) {
+      const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
+      block_dim(tile.cols2_dim, fused_granule(cols.n, tile.tile_cols), CeilDiv(min_cols, cols.n));
+    } else {
+      block_dim(tile.cols_dim, tile.col_granule, min_cols);
+    }
+  }
   return split;
 }
 
@@ -500,12 +529,20 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
     }
   }
   if (split.blocked_dim >= 0) {
+    nest.blocked_full = folded.dims[static_cast<size_t>(split.blocked_dim)].n;
     if (split.blocked_dim == tile.rows_dim) {
       nest.blocked = Blocked::kRows;
     } else if (split.blocked_dim == tile.cols_dim) {
       nest.blocked = Blocked::kCols;
+    } else if (split.blocked_dim == tile.rows2_dim) {  // blocks of whole inner row runs
+      nest.blocked = Blocked::kRows;
+      nest.block = split.block * rows.n;
+      nest.blocked_full = nest.rows;
+    } else if (split.blocked_dim == tile.cols2_dim) {
+      nest.blocked = Blocked::kCols;
+      nest.block = split.block * cols.n;
+      nest.blocked_full = nest.cols;
     }
-    nest.blocked_full = folded.dims[static_cast<size_t>(split.blocked_dim)].n;
   }
   return nest;
 }

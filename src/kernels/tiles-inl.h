@@ -247,8 +247,12 @@ constexpr bool kTileInRegisters =
 // Four groups after their interleave rounds: block k of v[g][j] is the 16-byte piece g of the
 // line of column k*kB + j. K x K block transposes across groups assemble each line as whole
 // vectors, stored at line(column) (64 bytes; `stream`: aligned, cache-bypassing).
-template <size_t kB, bool kStream, class D, class Line>
-HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line) {
+//
+// kPartial (a partial tile, kEdgeInRegisters): line(column) is null for the columns past the
+// tile's last, and each line gets only its first line_bytes bytes (masked stores).
+template <size_t kB, bool kStream, bool kPartial = false, class D, class Line>
+HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
+                           size_t line_bytes = 0) {
   constexpr size_t kVecBytes = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>);
   constexpr size_t K = kVecBytes / 16;
   using T = hn::TFromD<D>;
@@ -262,6 +266,16 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line) {
       TransposeBlocks<K>(d, w);
       HWY_UNROLL(4)
       for (size_t k = 0; k < K; ++k) {
+        if constexpr (kPartial) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+          uint8_t* line_start = line(k * kB + j);
+          if (line_start == nullptr || q * kVecBytes >= line_bytes) continue;
+          const hn::Repartition<uint8_t, D> d8;
+          hn::BlendedStore(hn::BitCast(d8, w[k]), hn::FirstN(d8, line_bytes - q * kVecBytes), d8,
+                           line_start + q * kVecBytes);
+#endif
+          continue;
+        }
         T* p = reinterpret_cast<T*>(line(k * kB + j) + q * kVecBytes);
         if constexpr (kStream) {
           hn::Stream(w[k], d, p);
@@ -282,13 +296,35 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line) {
 //
 // kTable: the rows and columns of a fused plane (Strategy::kFusedTiles) are not one stride
 // apart; row k of the tile is at src + row_off[k] and column j's line at dst + col_off[j].
-template <size_t kElem, bool kStream, bool kTable = false, class D>
+//
+// kPartial (kEdgeInRegisters targets): only rows [0, n_rows) x columns [0, n_cols) exist; rows
+// are read with masked loads (the rest are zero) and lines written with masked stores, so a
+// partial tile runs as a full one instead of through L1 copies.
+template <size_t kElem, bool kStream, bool kTable = false, bool kPartial = false, class D>
 HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                    uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
                                    const int64_t* row_off = nullptr,
-                                   const int64_t* col_off = nullptr) {
+                                   const int64_t* col_off = nullptr, size_t n_rows = 0,
+                                   size_t n_cols = 0) {
   using Shape = TileShape<kElem, D>;
   using T = hn::TFromD<D>;
+  const hn::Repartition<uint8_t, D> d8_load;
+  const auto row_mask = hn::FirstN(d8_load, kPartial ? n_cols * kElem : 0);
+  const auto load = [&](const T* p, size_t r) {
+    if constexpr (kPartial) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+      if (r >= n_rows) return hn::Zero(d);
+      return hn::BitCast(d, hn::MaskedLoad(row_mask, d8_load, reinterpret_cast<const uint8_t*>(p)));
+#else
+      (void)r;
+      return hn::LoadU(d, p);
+#endif
+    } else {
+      (void)r;
+      (void)row_mask;
+      return hn::LoadU(d, p);
+    }
+  };
   const auto row = [&](size_t r) {
     if constexpr (kTable) {
       return reinterpret_cast<const T*>(src + row_off[r]);
@@ -296,7 +332,10 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride);
     }
   };
-  const auto line = [&](size_t col) {
+  const auto line = [&](size_t col) -> uint8_t* {
+    if constexpr (kPartial) {
+      if (col >= n_cols) return nullptr;
+    }
     if constexpr (kTable) {
       return dst + col_off[col];
     } else {
@@ -314,15 +353,15 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       HWY_UNROLL(16)
       for (size_t r = 0; r < kB; ++r) {
         if constexpr (kTable) {
-          v[g][r] = hn::LoadU(d, row(g * kB + r));
+          v[g][r] = load(row(g * kB + r), g * kB + r);
         } else {
-          v[g][r] = hn::LoadU(d, reinterpret_cast<const T*>(p));
+          v[g][r] = load(reinterpret_cast<const T*>(p), g * kB + r);
           p += src_row_stride;
         }
       }
       InterleaveRounds(d, v[g]);
     }
-    StoreLines<kB, kStream>(d, v, line);
+    StoreLines<kB, kStream, kPartial>(d, v, line, n_rows * kElem);
   } else {
     const hn::Repartition<uint8_t, D> d8;
     const hn::Repartition<uint16_t, D> d16;
@@ -337,15 +376,15 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
     HWY_UNROLL(16)
     for (size_t i = 0; i < 16; ++i) {
       if constexpr (kElem == 2) {
-        const auto a = hn::LoadU(d, row(2 * i));
-        const auto b = hn::LoadU(d, row(2 * i + 1));
+        const auto a = load(row(2 * i), 2 * i);
+        const auto b = load(row(2 * i + 1), 2 * i + 1);
         hn::Store(hn::BitCast(d8, hn::InterleaveLower(d, a, b)), d8, scratch[0][i]);
         hn::Store(hn::BitCast(d8, hn::InterleaveUpper(d, a, b)), d8, scratch[1][i]);
       } else {
-        const auto r0 = hn::LoadU(d, row(4 * i));
-        const auto r1 = hn::LoadU(d, row(4 * i + 1));
-        const auto r2 = hn::LoadU(d, row(4 * i + 2));
-        const auto r3 = hn::LoadU(d, row(4 * i + 3));
+        const auto r0 = load(row(4 * i), 4 * i);
+        const auto r1 = load(row(4 * i + 1), 4 * i + 1);
+        const auto r2 = load(row(4 * i + 2), 4 * i + 2);
+        const auto r3 = load(row(4 * i + 3), 4 * i + 3);
         const auto y0l = hn::BitCast(d16, hn::InterleaveLower(d, r0, r1));
         const auto y1l = hn::BitCast(d16, hn::InterleaveLower(d, r2, r3));
         const auto y0u = hn::BitCast(d16, hn::InterleaveUpper(d, r0, r1));
@@ -368,10 +407,34 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       // 4-byte lane l of block k holds column k*kPerBlock + (half offset) + l%4: the lower and
       // upper interleaves took the first and second half of each block's columns.
       const size_t offset = kElem == 2 ? 4 * h : 8 * (h >> 1) + 4 * (h & 1);
-      StoreLines<4, kStream>(d32, z, [&](size_t lane) {
-        return line((lane / 4) * kPerBlock + offset + lane % 4);
-      });
+      StoreLines<4, kStream, kPartial>(
+          d32, z, [&](size_t lane) { return line((lane / 4) * kPerBlock + offset + lane % 4); },
+          n_rows * kElem);
     }
+  }
+}
+
+// Whether a partial tile runs in registers with masked loads and stores (AVX-512: byte masks
+// for every width) rather than through TransposeEdge's L1 buffers and short copies. A plane
+// of 11 x 5 f64 (bench z04) is all edge: staged, its tiles ran at 0.1-0.2x memcpy.
+template <size_t kElem>
+constexpr bool kEdgeInRegisters =
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    kTileInRegisters<kElem>;
+#else
+    false;
+#endif
+
+// A partial tile (rows <= kRows, cols <= kCols) at src into dst.
+template <size_t kElem, class D>
+HWY_INLINE void EdgeTile(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                         uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                         size_t cols) {
+  if constexpr (kEdgeInRegisters<kElem>) {
+    TransposeTileLines<kElem, false, false, true>(d, src, src_row_stride, dst, dst_row_stride,
+                                                  nullptr, nullptr, rows, cols);
+  } else {
+    TransposeEdge<kElem>(d, src, src_row_stride, dst, dst_row_stride, rows, cols);
   }
 }
 
@@ -453,11 +516,19 @@ HWY_NOINLINE void PlaneEdges(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
   using Shape = TileShape<kElem, D>;
   if (cols_full < cols) {
     for (size_t r = 0; r < rows_full; r += Shape::kRows) {
-      TransposeEdge<kElem>(d, src + static_cast<int64_t>(r) * src_row_stride + cols_full * kElem,
-                           src_row_stride,
-                           dst + static_cast<int64_t>(cols_full) * dst_row_stride + r * kElem,
-                           dst_row_stride, Shape::kRows, cols - cols_full);
+      EdgeTile<kElem>(d, src + static_cast<int64_t>(r) * src_row_stride + cols_full * kElem,
+                      src_row_stride,
+                      dst + static_cast<int64_t>(cols_full) * dst_row_stride + r * kElem,
+                      dst_row_stride, Shape::kRows, cols - cols_full);
     }
+  }
+  if constexpr (kEdgeInRegisters<kElem>) {
+    for (size_t c = 0; rows_full < rows && c < cols; c += Shape::kCols) {
+      EdgeTile<kElem>(d, src + static_cast<int64_t>(rows_full) * src_row_stride + c * kElem,
+                      src_row_stride, dst + static_cast<int64_t>(c) * dst_row_stride + rows_full * kElem,
+                      dst_row_stride, rows - rows_full, std::min<size_t>(Shape::kCols, cols - c));
+    }
+    return;
   }
   if (rows_full < rows) {
     const uint8_t* s = src + static_cast<int64_t>(rows_full) * src_row_stride;
@@ -619,35 +690,86 @@ HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t
 }
 
 
+// Offsets of `count` consecutive fused rows (or columns) from `first` on: tab[k] =
+// outer * ((first + k) / inner) + stride * ((first + k) % inner), by increments.
+HWY_INLINE void FusedOffsets(int64_t first, size_t count, int64_t inner, int64_t stride,
+                             int64_t outer, int64_t* HWY_RESTRICT tab) {
+  int64_t q = first / inner;
+  int64_t rem = first % inner;
+  for (size_t k = 0; k < count; ++k) {
+    tab[k] = q * outer + rem * stride;
+    if (++rem == inner) {
+      rem = 0;
+      ++q;
+    }
+  }
+}
+
+// A partial tile of a fused plane: rows [r0, r0 + n) x columns [c0, c0 + m), n <= kRows,
+// m <= kCols, staged through two L1 buffers like TransposeEdge (rows and columns are found
+// through the fused geometry, not one stride).
+template <size_t kElem, class D>
+HWY_NOINLINE void FusedEdge(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                            const FusedGeometry& g, size_t r0, size_t n, size_t c0, size_t m) {
+  using Shape = TileShape<kElem, D>;
+  if constexpr (kEdgeInRegisters<kElem>) {
+    int64_t row_off[Shape::kRows] = {};
+    int64_t col_off[Shape::kCols] = {};
+    FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                 g.src_outer_row_stride, row_off);
+    FusedOffsets(static_cast<int64_t>(c0), m, g.cols_inner, g.dst_col_stride,
+                 g.dst_outer_col_stride, col_off);
+    TransposeTileLines<kElem, false, true, true>(d, src + c0 * kElem, 0, dst + r0 * kElem, 0,
+                                                 row_off, col_off, n, m);
+    return;
+  }
+  alignas(64) uint8_t in[Shape::kRows * Shape::kVecBytes];
+  alignas(64) uint8_t out[Shape::kCols * kLineBytes];
+  for (size_t r = 0; r < n; ++r) {
+    CopyBytes(src + g.RowSrc(static_cast<int64_t>(r0 + r)) + c0 * kElem, in + r * Shape::kVecBytes,
+              m * kElem);
+  }
+  const size_t groups = (n + Shape::kB - 1) / Shape::kB;
+  TransposeGroups<kElem>(d, in, static_cast<int64_t>(Shape::kVecBytes), out, kLineBytes, groups);
+  for (size_t c = 0; c < m; ++c) {
+    CopyBytes(out + c * kLineBytes, dst + g.ColDst(static_cast<int64_t>(c0 + c)) + r0 * kElem,
+              n * kElem);
+  }
+}
+
 // Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
-// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256 and is walked like kTiles: strips
-// of strip_rows rows band by band, destination rows written in runs across the dims. The
-// planner fuses only where every tile's rows (columns) lie at the same offsets from its first
-// (one inner dim divides the tile or the tile divides it) and the plane has no partial tiles;
-// those offsets are computed once per plane. (16^6 f32 reversed, one 16 x 16 plane per
-// kernel-loop position: 0.25x memcpy.)
+// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
+// (7 columns) 57672 x 2709; it is walked like kTiles: strips of strip_rows rows band by
+// band, destination rows written in runs across the dims. The row offsets of a strip are
+// computed once per strip and the column offsets once per band (any inner extents: a tile
+// may straddle an inner dim's end); the tiles past the last whole one go through FusedEdge.
+// (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
+// whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)
 template <size_t kElem, class D>
 HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
                            size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
                            size_t block_cols, size_t pitch, bool streaming) {
   using Shape = TileShape<kElem, D>;
   if constexpr (kTileInRegisters<kElem>) {
-    int64_t row_off[Shape::kRows];
+    const size_t rows_full = rows / Shape::kRows * Shape::kRows;
+    const size_t cols_full = cols / Shape::kCols * Shape::kCols;
+    strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
+    int64_t row_off[kMaxFusedStripRows];
     int64_t col_off[Shape::kCols];
-    for (size_t k = 0; k < Shape::kRows; ++k) row_off[k] = g.RowSrc(static_cast<int64_t>(k));
     if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
       alignas(64) uint8_t stage[kMaxStageBytes];
       for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
-      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
-        const size_t n = std::min(strip_rows, rows - r0);
-        for (size_t c0 = 0; c0 < cols; c0 += block_cols) {
-          const size_t m = std::min(block_cols, cols - c0);
-          for (size_t r = r0; r < r0 + n; r += Shape::kRows) {
-            const uint8_t* s = src + g.RowSrc(static_cast<int64_t>(r));
+      for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
+        const size_t n = std::min(strip_rows, rows_full - r0);
+        FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                     g.src_outer_row_stride, row_off);
+        for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
+          const size_t m = std::min(block_cols, cols_full - c0);
+          for (size_t r = 0; r < n; r += Shape::kRows) {
             for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
-              TransposeTileLines<kElem, false, true>(d, s + c * kElem, 0,
-                                                     stage + (c - c0) * pitch + (r - r0) * kElem,
-                                                     0, row_off, col_off);
+              TransposeTileLines<kElem, false, true>(d, src + c * kElem, 0,
+                                                     stage + (c - c0) * pitch + r * kElem, 0,
+                                                     row_off + r, col_off);
             }
           }
           for (size_t j = 0; j < m; ++j) {
@@ -660,28 +782,40 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
           }
         }
       }
-      return;
-    }
-    for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = g.ColDst(static_cast<int64_t>(j));
-    const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
-                        g.dst_col_stride % kLineBytes == 0 && g.dst_outer_col_stride % kLineBytes == 0;
-    const auto walk = [&](auto stream_tag) {
-      constexpr bool kStream = decltype(stream_tag)::value;
-      for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
-        const size_t r1 = std::min(rows, r0 + strip_rows);
-        for (size_t c = 0; c < cols; c += Shape::kCols) {
-          uint8_t* t = dst + g.ColDst(static_cast<int64_t>(c));
-          for (size_t r = r0; r < r1; r += Shape::kRows) {
-            TransposeTileLines<kElem, kStream, true>(d, src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
-                                                     0, t + r * kElem, 0, row_off, col_off);
+    } else {
+      const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                          g.dst_col_stride % kLineBytes == 0 &&
+                          g.dst_outer_col_stride % kLineBytes == 0;
+      const auto walk = [&](auto stream_tag) {
+        constexpr bool kStream = decltype(stream_tag)::value;
+        for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
+          const size_t n = std::min(strip_rows, rows_full - r0);
+          FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                       g.src_outer_row_stride, row_off);
+          for (size_t c = 0; c < cols_full; c += Shape::kCols) {
+            FusedOffsets(static_cast<int64_t>(c), Shape::kCols, g.cols_inner, g.dst_col_stride,
+                         g.dst_outer_col_stride, col_off);
+            const uint8_t* s = src + c * kElem;
+            uint8_t* t = dst + r0 * kElem;
+            for (size_t r = 0; r < n; r += Shape::kRows) {
+              TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, row_off + r,
+                                                       col_off);
+            }
           }
         }
+      };
+      if (stream) {
+        walk(std::true_type());
+      } else {
+        walk(std::false_type());
       }
-    };
-    if (stream) {
-      walk(std::true_type());
-    } else {
-      walk(std::false_type());
+    }
+    for (size_t r = 0; r < rows_full && cols_full < cols; r += Shape::kRows) {
+      FusedEdge<kElem>(d, src, dst, g, r, Shape::kRows, cols_full, cols - cols_full);
+    }
+    for (size_t c = 0; rows_full < rows && c < cols; c += Shape::kCols) {
+      FusedEdge<kElem>(d, src, dst, g, rows_full, rows - rows_full, c,
+                       std::min<size_t>(Shape::kCols, cols - c));
     }
   } else {
     (void)d;
@@ -704,11 +838,11 @@ template <size_t kElem, class D>
 HWY_INLINE void InterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                 uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                                 size_t cols, bool streaming) {
-  const size_t c = InterleaveRows<kElem>(d, src, src_row_stride, dst, rows, cols, streaming);
-  if (c < cols) {
-    TransposeEdge<kElem>(d, src + c * kElem, src_row_stride,
-                         dst + static_cast<int64_t>(c) * dst_row_stride, dst_row_stride, rows,
-                         cols - c);
+  size_t c = InterleaveRows<kElem>(d, src, src_row_stride, dst, rows, cols, streaming);
+  for (; c < cols; c += TileShape<kElem, D>::kCols) {
+    EdgeTile<kElem>(d, src + c * kElem, src_row_stride,
+                    dst + static_cast<int64_t>(c) * dst_row_stride, dst_row_stride, rows,
+                    std::min<size_t>(TileShape<kElem, D>::kCols, cols - c));
   }
 }
 

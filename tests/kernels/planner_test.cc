@@ -146,10 +146,54 @@ TEST(ChooseStrategyTest, TriesTheCandidatesInOrder) {
   auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
   ASSERT_TRUE(rev.has_value());
   EXPECT_EQ(ChooseStrategy(Fold(*rev), m).strategy, Strategy::kFusedTiles);
-  // 28-row planes do not divide the 16-row tile: not fused.
+  // 28-row planes do not divide the 16-row tile: fused all the same (784 x 784, the kernel
+  // computes offsets per strip and band, the last partial tiles take the edge path).
   auto odd = MakeProblem(std::vector<int64_t>{28, 28, 28}, std::vector<int64_t>{2, 1, 0}, 4);
   ASSERT_TRUE(odd.has_value());
-  EXPECT_NE(ChooseStrategy(Fold(*odd), m).strategy, Strategy::kFusedTiles);
+  EXPECT_EQ(ChooseStrategy(Fold(*odd), m).strategy, Strategy::kFusedTiles);
+  // A plane of 2 x 3 with nothing continuing it on either side: not fused.
+  auto lone = MakeProblem(std::vector<int64_t>{3, 2}, std::vector<int64_t>{1, 0}, 4);
+  ASSERT_TRUE(lone.has_value());
+  EXPECT_NE(ChooseStrategy(Fold(*lone), m).strategy, Strategy::kFusedTiles);
+}
+
+TEST(ChooseTileTest, FusionPicksTheSideWithTheMostElementsPerTile) {
+  // i8 801x72x387x7 `3,2,0,1` (bench z11): 7 source-innermost columns continued in the source
+  // by the 387-dim (stride 7): columns 2709, rows 57672 (not short): columns fused only.
+  auto p = MakeProblem(std::vector<int64_t>{801, 72, 387, 7}, std::vector<int64_t>{3, 2, 0, 1}, 1);
+  ASSERT_TRUE(p.has_value());
+  const Problem f = Fold(*p);
+  const Machine m = TestMachine();
+  ASSERT_EQ(ChooseStrategy(f, m).strategy, Strategy::kFusedTiles);
+  const Tile tile = ChooseTile(f, Strategy::kFusedTiles, m);
+  EXPECT_LT(tile.rows2_dim, 0);
+  ASSERT_GE(tile.cols2_dim, 0);
+  EXPECT_EQ(f.dims[static_cast<size_t>(tile.cols2_dim)].n, 387);
+  // Two threads: the long rows are cut into blocks (whole source rows per item).
+  const DriverSplit split = SplitDriver(f, tile, PartitionUnit{}, 32, 2);
+  EXPECT_EQ(split.blocked_dim, tile.rows_dim);
+  const Nest nest = BuildNest(f, Strategy::kFusedTiles, tile, split, false);
+  EXPECT_EQ(nest.blocked, Blocked::kRows);
+  EXPECT_EQ(nest.cols, 2709);
+  EXPECT_EQ(nest.cols_inner, 7);
+}
+
+TEST(SplitDriverTest, FusedRowsAreCutBetweenWholeInnerRuns) {
+  // f32 16^4 reversed: rows 16 x 16 fused; a driver cutting the fused rows blocks their
+  // outer dim, so a block is a whole number of 16-row runs and the kernel sees block * 16 rows.
+  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  const Problem p = Fold(*rev);
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
+  ASSERT_EQ(tile.rows2_dim, 2);
+  // All four dims belong to the plane: the fused rows' outer dim is the one to cut.
+  const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 64, 2);
+  ASSERT_EQ(split.blocked_dim, tile.rows2_dim);
+  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, split, false);
+  EXPECT_EQ(nest.blocked, Blocked::kRows);
+  EXPECT_EQ(nest.block, split.block * 16);
+  EXPECT_EQ(nest.blocked_full, 256);
+  EXPECT_GE(split.items, 2);
 }
 
 TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {

@@ -76,6 +76,14 @@ TEST_P(WidthTest, FusedTilesForSmallPlanes) {
   Check({16, 16, 16, 16}, {3, 2, 1, 0}, "fused-tiles", true);
   Check({4, 16, 8, 16}, {3, 2, 1, 0}, "fused-tiles", true);
   Check({64, 3, 64}, {2, 1, 0}, "fused-tiles", true);
+  // Inner extents that do not divide the tile (tiles straddle them; partial tiles at the
+  // fused plane's ends), one side fused or both (shapes of bench-cases-random.txt, scaled).
+  Check({28, 28, 28}, {2, 1, 0}, "fused-tiles", true);
+  Check({13, 9, 31, 7}, {3, 2, 0, 1}, "fused-tiles", true);
+  Check({5, 3, 37, 6, 11}, {2, 4, 3, 1, 0}, "fused-tiles", true);
+  Check({3, 5, 4, 11, 9, 15}, {3, 2, 1, 5, 4, 0}, "fused-tiles", true);
+  Check({7, 11, 13, 2, 6, 5}, {4, 2, 5, 0, 3, 1}, "fused-tiles", true);
+  Check({3, 130, 5, 67}, {3, 2, 0, 1});  // 2 threads cut the fused 5 x 67 columns
 }
 
 TEST_P(WidthTest, InterleaveAndDeinterleave) {
