@@ -65,6 +65,10 @@ class ApplyReport(TypedDict):
     files: list[str]
     total_bytes: int
     warnings: list[Problem]
+    skipped: list[str]
+    shards: int
+    incomplete: list[str]
+    index: Optional[str]
 
 class WrapReport(TypedDict):
     produced: bool

@@ -40,7 +40,9 @@ Tensor files into device layout, as `iotx apply`: either `inputs`, a dict {name:
 Writes out_dir/value_<name>.npy each (format "npy") or one out_dir/<stem>.safetensors
 (format "safetensors"; the default for a safetensors input). Returns
   tensors  [{"name", "shape", "device_shape", "type", "bytes", "transposed", "file"}, ...]
-  files    [path, ...] written, total_bytes, warnings [...].)";
+  files    [path, ...] written, total_bytes, warnings [...]; for a sharded checkpoint (tensors=
+  its model.safetensors.index.json) also shards, skipped (outputs already complete),
+  incomplete (still missing) and index (the output index once every shard is complete).)";
 
 constexpr const char* kWrapDoc =
     R"(wrap(hlo, neff, output, *, io_transposes=None, modular=None, netlist=None) -> dict
@@ -162,6 +164,14 @@ py::dict ApplyFiles(py::handle io_transposes, py::handle out_dir, py::handle inp
   d["files"] = files;
   d["total_bytes"] = report.total_bytes;
   d["warnings"] = ErrorsToList(report.warnings);
+  // A sharded checkpoint's (safetensors index as `tensors`): shards, and what is left to do.
+  py::list skipped, incomplete;
+  for (const auto& f : report.skipped) skipped.append(f.string());
+  for (const auto& f : report.incomplete) incomplete.append(f.string());
+  d["skipped"] = skipped;
+  d["shards"] = report.shards;
+  d["incomplete"] = incomplete;
+  d["index"] = report.index.empty() ? py::object(py::none()) : py::object(py::str(report.index.string()));
   return d;
 }
 
