@@ -58,7 +58,10 @@ std::string Excerpt(std::string_view text) {
     // Back up to the start of a UTF-8 sequence, so the cut never splits a character.
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
   }
-  std::string out = "\"" + EscapeControl(text.substr(0, cut)) + "\"";
+  // Appended, not `"\"" + ...`: GCC 12 reports a false -Wrestrict on that operator+ at -O3.
+  std::string out = "\"";
+  out += EscapeControl(text.substr(0, cut));
+  out += '"';
   if (cut < text.size()) out += fmt::format("... ({} bytes)", text.size());
   return out;
 }
