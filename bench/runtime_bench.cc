@@ -44,8 +44,11 @@ const Case kCases[] = {
     {"6144x256_bf16_src_example", {6144, 256}, 2, {{3, 2048, 2, 128}, {0, 3, 2, 1}}, 64 * 1024},
     // 256 MiB outputs: the range rows are issue 15's target (1 MiB ranges at >= 0.8x apply).
     {"8192x8192_f32_T", {8192, 8192}, 4, {{8192, 8192}, {1, 0}}, kMiB},
-    {"65536x2048_bf16_src_example_x85", {65536, 2048}, 2,
-     {{16, 4096, 2, 1024}, {0, 3, 2, 1}}, kMiB},
+    {"65536x2048_bf16_src_example_x85",
+     {65536, 2048},
+     2,
+     {{16, 4096, 2, 1024}, {0, 3, 2, 1}},
+     kMiB},
 };
 
 size_t BytesOf(const Case& c) {
@@ -122,8 +125,11 @@ void BM_Apply(benchmark::State& state, const Case& c) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
-void BM_Execute(benchmark::State& state, const Case& c) {
-  auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size);
+// The kernel alone on the plan Apply uses (max_threads 0), or on a 1-thread plan.
+void BM_Execute(benchmark::State& state, const Case& c, int max_threads) {
+  iotx::PlanOptions options;
+  options.max_threads = max_threads;
+  auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size, options);
   if (!plan) {
     state.SkipWithError(plan.error().ToString().c_str());
     return;
@@ -158,24 +164,6 @@ void BM_ApplyCallingThread(benchmark::State& state, const Case& c) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 
-void BM_Kernel1Thread(benchmark::State& state, const Case& c) {
-  iotx::PlanOptions options;
-  options.max_threads = 1;
-  auto plan = iotx::MakePlan(c.spec.reshape, c.spec.transpose, c.element_size, options);
-  if (!plan) {
-    state.SkipWithError(plan.error().ToString().c_str());
-    return;
-  }
-  const size_t bytes = BytesOf(c);
-  Buffers b(bytes);
-  for (auto _ : state) {
-    auto s = iotx::Execute(**plan, b.src.data(), b.dst.data());
-    benchmark::DoNotOptimize(s);
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-}
-
 // Where the ranges go: a ring of two range-sized buffers, as a DMA feed double-buffers (the
 // pieces stay in cache until the transfer takes them), or their places in one whole output
 // (each range's lines then come from DRAM first: regular stores read before they write).
@@ -198,9 +186,8 @@ void BM_Ranges(benchmark::State& state, const Case& c, int max_threads, RangeTar
     for (size_t offset = 0; offset < bytes; offset += c.range_bytes) {
       options.range_offset = offset;
       options.range_length = std::min(c.range_bytes, bytes - offset);
-      char* dst = target == RangeTarget::kWholeOutput
-                      ? b.dst.data() + offset
-                      : ring.data() + (piece++ % 2) * c.range_bytes;
+      char* dst = target == RangeTarget::kWholeOutput ? b.dst.data() + offset
+                                                      : ring.data() + (piece++ % 2) * c.range_bytes;
       if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, dst,
                                                       options.range_length, &options))) {
         return;
@@ -219,10 +206,10 @@ const bool kRegistered = [] {
     const std::string n = c.name;
     benchmark::RegisterBenchmark(("Runtime/memcpy/" + n).c_str(), BM_Memcpy, c)->UseRealTime();
     benchmark::RegisterBenchmark(("Runtime/apply/" + n).c_str(), BM_Apply, c)->UseRealTime();
-    benchmark::RegisterBenchmark(("Runtime/execute/" + n).c_str(), BM_Execute, c)->UseRealTime();
+    benchmark::RegisterBenchmark(("Runtime/execute/" + n).c_str(), BM_Execute, c, 0)->UseRealTime();
     if (c.range_bytes != 0) {
       const std::string size = c.range_bytes >= kMiB ? std::to_string(c.range_bytes / kMiB) + "MiB"
-                                                      : std::to_string(c.range_bytes / 1024) + "KiB";
+                                                     : std::to_string(c.range_bytes / 1024) + "KiB";
       benchmark::RegisterBenchmark(("Runtime/range_" + size + "/" + n).c_str(), BM_Ranges, c, 0,
                                    RangeTarget::kDmaRing)
           ->UseRealTime();
@@ -235,7 +222,7 @@ const bool kRegistered = [] {
     }
     benchmark::RegisterBenchmark(("Runtime/apply_1thread/" + n).c_str(), BM_ApplyCallingThread, c)
         ->UseRealTime();
-    benchmark::RegisterBenchmark(("Runtime/kernel_1thread/" + n).c_str(), BM_Kernel1Thread, c)
+    benchmark::RegisterBenchmark(("Runtime/kernel_1thread/" + n).c_str(), BM_Execute, c, 1)
         ->UseRealTime();
   }
   return true;
