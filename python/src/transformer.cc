@@ -103,9 +103,19 @@ Parameter ToParameter(py::handle item, size_t index) {
   return p;
 }
 
-std::vector<Parameter> ToParameters(py::handle parameters) {
-  std::vector<Parameter> list;
-  for (py::handle item : py::iter(parameters)) list.push_back(ToParameter(item, list.size()));
+// The parameters as the runtime takes them, and their dtypes for the arrays it returns.
+struct Parameters {
+  std::vector<ParameterDesc> descs;
+  std::vector<py::dtype> dtypes;
+};
+
+Parameters ToParameters(py::handle parameters) {
+  Parameters list;
+  for (py::handle item : py::iter(parameters)) {
+    Parameter p = ToParameter(item, list.descs.size());
+    list.descs.push_back(std::move(p.desc));
+    list.dtypes.push_back(std::move(p.dtype));
+  }
   return list;
 }
 
@@ -129,16 +139,10 @@ class PyTransformer {
                                       const std::string& required_transpose,
                                       const std::string& neff_input_names, py::handle parameters,
                                       py::handle threads) {
-    const std::vector<Parameter> params = ToParameters(parameters);
-    std::vector<ParameterDesc> descs;
-    std::vector<py::dtype> dtypes;
-    for (const Parameter& p : params) {
-      descs.push_back(p.desc);
-      dtypes.push_back(p.dtype);
-    }
+    Parameters params = ToParameters(parameters);
     auto t = InputTransformer::FromAttributes({valid_inputs, required_transpose, neff_input_names},
-                                              descs, Options(threads));
-    return PyTransformer(Unwrap(std::move(t)), std::move(dtypes));
+                                              params.descs, Options(threads));
+    return PyTransformer(Unwrap(std::move(t)), std::move(params.dtypes));
   }
 
   static PyTransformer FromJson(py::handle json, py::handle parameters, py::handle threads,
@@ -149,15 +153,10 @@ class PyTransformer {
     for (const Warning& w : parsed.warnings) {
       if (PyErr_WarnEx(PyExc_UserWarning, w.ToString().c_str(), 2) != 0) throw py::error_already_set();
     }
-    const std::vector<Parameter> params = ToParameters(parameters);
-    std::vector<ParameterDesc> descs;
-    std::vector<py::dtype> dtypes;
-    for (const Parameter& p : params) {
-      descs.push_back(p.desc);
-      dtypes.push_back(p.dtype);
-    }
-    auto t = InputTransformer::FromSpecs(parsed.specs, descs, Options(threads, ignore_unmatched));
-    PyTransformer made(Unwrap(std::move(t)), std::move(dtypes));
+    Parameters params = ToParameters(parameters);
+    auto t = InputTransformer::FromSpecs(parsed.specs, params.descs,
+                                         Options(threads, ignore_unmatched));
+    PyTransformer made(Unwrap(std::move(t)), std::move(params.dtypes));
     for (const std::string& name : made.transformer_.ignored_specs()) {
       const std::string text = "io_transposes entry \"" + name + "\" names no parameter: ignored";
       if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 2) != 0) throw py::error_already_set();
