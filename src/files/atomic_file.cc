@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "files/linux_limits.h"
 #include "files/output_target.h"
 #include "files/path_safety.h"
 #include "files/system_error.h"
@@ -22,8 +23,6 @@
 namespace iotx::files {
 namespace {
 
-// write(2) moves at most 0x7ffff000 bytes per call on Linux; stay well below.
-constexpr size_t kMaxWriteChunk = size_t{1} << 30;
 // Attempts at finding an unused temporary name before giving up; each name carries 64 random
 // bits, so a second attempt is already rare.
 constexpr int kTempNameAttempts = 16;

@@ -14,7 +14,7 @@ namespace {
 
 // symlink(2) fails with EEXIST only if another process picked the same name; a few
 // attempts with the next counter value settle that.
-constexpr int kTempNameAttempts = 16;
+constexpr int kLinkNameAttempts = 16;
 
 std::string TempLinkName(const std::filesystem::path& link) {
   static std::atomic<uint64_t> counter{0};
@@ -61,7 +61,7 @@ Expected<LinkOutcome> ReplaceSymlink(const std::filesystem::path& target,
   }
 
   const std::filesystem::path dir = link.parent_path();
-  for (int attempt = 0; attempt < kTempNameAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kLinkNameAttempts; ++attempt) {
     const std::filesystem::path temp = dir / TempLinkName(link);
     if (symlink(target.c_str(), temp.c_str()) != 0) {
       if (errno == EEXIST) continue;

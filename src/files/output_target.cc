@@ -9,15 +9,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "files/linux_limits.h"
 #include "files/system_error.h"
 
 namespace iotx::files {
 namespace {
 
-// Linux gives up after 40 symlinks in one lookup (MAXSYMLINKS).
-constexpr int kMaxSymlinkHops = 40;
-// write(2) moves at most 0x7ffff000 bytes per call on Linux; stay well below.
-constexpr size_t kMaxWriteChunk = size_t{1} << 30;
 
 bool IsDescriptorPath(std::string_view path) {
   return path.starts_with("/proc/") || path.starts_with("/dev/fd/") || path == "/dev/fd" ||

@@ -3,6 +3,8 @@
 #include <system_error>
 #include <vector>
 
+#include "files/linux_limits.h"
+
 namespace iotx::files {
 namespace {
 
@@ -17,8 +19,6 @@ bool IsWithin(const std::filesystem::path& outer, const std::filesystem::path& i
   return true;
 }
 
-// Linux gives up after 40 symlinks in one lookup (MAXSYMLINKS); so do we.
-constexpr int kMaxSymlinkHops = 40;
 
 // Like realpath(3), but components that do not exist are kept (lexically normalized) instead
 // of failing, and a dangling symlink is still followed to where it points — where a write

@@ -21,15 +21,15 @@ namespace {
 
 constexpr std::string_view kParameterOpcode = "parameter";
 
-Error StructureError(std::string message, const std::string& file) {
-  return Error(ErrorCode::kHloStructure, std::move(message)).InFile(file);
-}
-
 std::string Describe(const xla::HloInstructionProto& instruction) {
   return "\"" + instruction.name() + "\" (id " + std::to_string(instruction.id()) + ")";
 }
 
 }  // namespace
+
+Error StructureError(std::string message, const std::string& file) {
+  return Error(ErrorCode::kHloStructure, std::move(message)).InFile(file);
+}
 
 std::string FrontendName(const xla::HloModuleProto& module,
                          const xla::HloComputationProto& computation,

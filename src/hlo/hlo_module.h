@@ -32,6 +32,9 @@ Expected<std::string> SerializeModule(const xla::HloModuleProto& module);
 // means); a socket or a block device is refused (kNotRegularFile). Errors name `path`.
 Status WriteModule(const xla::HloModuleProto& module, const std::string& path);
 
+// A kHloStructure error naming `file`: the module parses but is not what the wrapper needs.
+Error StructureError(std::string message, const std::string& file);
+
 // The index in module.computations() of the entry computation: the computation whose id is
 // entry_computation_id, else the one named entry_computation_name. Because proto3 cannot tell
 // an id of 0 from an unset one, an id of 0 defers to a non-empty name. kHloStructure if

@@ -19,10 +19,6 @@ namespace {
 constexpr std::string_view kCustomCallOpcode = "custom-call";
 constexpr size_t kNamesListedInNotes = 8;
 
-Error StructureError(std::string message, const std::string& file) {
-  return Error(ErrorCode::kHloStructure, std::move(message)).InFile(file);
-}
-
 std::string ListNames(const std::vector<EntryParameter>& parameters) {
   return ListFirstNames(
       parameters, [](const EntryParameter& p) { return p.frontend_name; }, kNamesListedInNotes);

@@ -22,8 +22,8 @@ using namespace pickle;  // NOLINT: the opcodes and object types are this file's
 constexpr size_t kMaxStack = size_t{1} << 20;
 constexpr size_t kMaxMemo = size_t{1} << 20;
 constexpr size_t kMaxMarks = 256;
-constexpr int kMaxDepth = 32;
-constexpr size_t kMaxValues = size_t{1} << 23;
+constexpr int kMaxTupleDepth = 32;
+constexpr size_t kMaxObjects = size_t{1} << 23;
 // GLOBAL's "module\nname\n" lines; real ones are under 40 bytes.
 constexpr size_t kMaxGlobalLine = 1024;
 
@@ -180,8 +180,8 @@ class Machine {
   // --- the stack ---
 
   Expected<ValuePtr> New(Value value) {
-    if (++values_ > kMaxValues) {
-      return Format("more than " + std::to_string(kMaxValues) + " objects");
+    if (++values_ > kMaxObjects) {
+      return Format("more than " + std::to_string(kMaxObjects) + " objects");
     }
     return std::make_shared<Value>(std::move(value));
   }
@@ -227,8 +227,8 @@ class Machine {
   Status PushTuple(std::vector<ValuePtr> items) {
     int depth = 0;
     for (const ValuePtr& item : items) depth = std::max(depth, item->depth);
-    if (depth + 1 > kMaxDepth)
-      return Format("tuples nested deeper than " + std::to_string(kMaxDepth));
+    if (depth + 1 > kMaxTupleDepth)
+      return Format("tuples nested deeper than " + std::to_string(kMaxTupleDepth));
     IOTX_ASSIGN_OR_RETURN(ValuePtr tuple, New(Value{Tuple{std::move(items)}}));
     tuple->depth = depth + 1;
     return Push(std::move(tuple));

@@ -6,10 +6,10 @@ namespace iotx::io {
 namespace {
 
 // numpy headers nest two levels (dict, shape tuple), structured descrs a few more.
-constexpr int kMaxDepth = 32;
+constexpr int kMaxLiteralDepth = 32;
 // A header has a handful of values (a 64-d shape: 70); the cap keeps a hostile header from
 // turning each of its bytes into a heap node.
-constexpr size_t kMaxValues = 4096;
+constexpr size_t kMaxLiteralValues = 4096;
 
 class Parser {
  public:
@@ -54,8 +54,8 @@ class Parser {
   }
 
   Expected<PyLiteral> ParseValue(int depth) {
-    if (depth > kMaxDepth) return Error("nested deeper than " + std::to_string(kMaxDepth));
-    if (++values_ > kMaxValues) return Error("more than " + std::to_string(kMaxValues) + " values");
+    if (depth > kMaxLiteralDepth) return Error("nested deeper than " + std::to_string(kMaxLiteralDepth));
+    if (++values_ > kMaxLiteralValues) return Error("more than " + std::to_string(kMaxLiteralValues) + " values");
     SkipSpace();
     if (pos_ >= text_.size()) return Error("unexpected end of header");
     char c = text_[pos_];

@@ -11,7 +11,7 @@ namespace iotx::io {
 namespace {
 
 // Real headers nest three levels (file, tensor, shape); unknown tensor fields may nest more.
-constexpr int kMaxDepth = 64;
+constexpr int kMaxJsonDepth = 64;
 
 // The SAX events of nlohmann's parser, turned into a SafetensorsHeader. Each handler returns
 // false to stop the parse; `error_` then says why.
@@ -59,7 +59,7 @@ class HeaderReader {
   bool binary(json::binary_t&) { return Scalar("binary"); }
 
   bool start_object(std::size_t) {
-    if (++depth_ > kMaxDepth) return Fail("nested deeper than " + std::to_string(kMaxDepth));
+    if (++depth_ > kMaxJsonDepth) return Fail("nested deeper than " + std::to_string(kMaxJsonDepth));
     keys_.emplace_back();
     switch (state_) {
       case State::kStart:
@@ -128,7 +128,7 @@ class HeaderReader {
   }
 
   bool start_array(std::size_t) {
-    if (++depth_ > kMaxDepth) return Fail("nested deeper than " + std::to_string(kMaxDepth));
+    if (++depth_ > kMaxJsonDepth) return Fail("nested deeper than " + std::to_string(kMaxJsonDepth));
     if (state_ == State::kTensor) {
       if (field_ == Field::kShape) {
         current_.shape.clear();

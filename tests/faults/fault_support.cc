@@ -91,6 +91,12 @@ std::vector<std::string> HiddenEntries(const Tree& tree) {
   return hidden;
 }
 
+std::string JoinProblems(const std::vector<std::string>& problems) {
+  std::string out;
+  for (const std::string& line : problems) out += "  " + line + "\n";
+  return out;
+}
+
 std::vector<std::string> CompareInterrupted(const Tree& before, const Tree& done, const Tree& now,
                                             bool allow_hidden) {
   std::vector<std::string> problems;

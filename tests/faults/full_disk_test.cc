@@ -22,12 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Join(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const std::string& line : lines) out += "  " + line + "\n";
-  return out;
-}
-
 // The largest regular file a complete run writes (or rewrites).
 uint64_t LargestOutput(const Tree& before, const Tree& done) {
   uint64_t largest = 0;
@@ -59,7 +53,7 @@ void ExpectCleanFailure(const ProcessResult& result, const Tree& before, const T
   EXPECT_FALSE(LooksLikeCrash(result.err)) << result.err;
   const std::vector<std::string> problems =
       CompareInterrupted(before, done, now, /*allow_hidden=*/false);
-  EXPECT_TRUE(problems.empty()) << Join(problems);
+  EXPECT_TRUE(problems.empty()) << JoinProblems(problems);
 }
 
 struct Reference {

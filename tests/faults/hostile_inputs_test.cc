@@ -56,7 +56,6 @@ std::string Safetensors(const std::string& json, const std::string& data, int64_
 
 const std::string kGoodNpy = Npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
                                  std::string(24, '\x01'));
-constexpr const char* kSpecA = R"([{"input_name": "a", "reshape": [2, 3], "transpose": [1, 0]}])";
 
 class HostileInputTest : public ::testing::Test {
  protected:

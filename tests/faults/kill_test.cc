@@ -33,12 +33,6 @@ using std::chrono::microseconds;
 // states as well as on re-runs over a half-finished tree.
 constexpr int kKillsPerScenario = 10;
 
-std::string Join(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const std::string& line : lines) out += "  " + line + "\n";
-  return out;
-}
-
 // IOTX_KILL_SEED when set, else a fresh random seed.
 uint64_t KillSeed() {
   if (const char* given = std::getenv("IOTX_KILL_SEED"); given != nullptr && *given != '\0') {
@@ -104,7 +98,7 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
     }
     const std::vector<std::string> problems =
         CompareInterrupted(before, done, SnapshotTree(root), /*allow_hidden=*/true);
-    ASSERT_TRUE(problems.empty()) << Join(problems) << "reference:\n" << DescribeTree(done);
+    ASSERT_TRUE(problems.empty()) << JoinProblems(problems) << "reference:\n" << DescribeTree(done);
   }
   std::cout << GetParam() << ": uninterrupted run " << full.count() / 1000 << " ms; "
             << kKillsPerScenario << " SIGKILLs, " << killed_midway << " before it finished\n";

@@ -31,19 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
-constexpr const char* kSpecA = R"([{"input_name": "a", "reshape": [2, 3], "transpose": [1, 0]}])";
 
 // The tool run with `options`, SIGKILLed if it has not ended within `seconds`: a command that
 // blocks (on a FIFO) fails the test with signal 9 instead of hanging it.

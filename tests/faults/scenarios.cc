@@ -1,6 +1,7 @@
 #include "faults/scenarios.h"
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -24,44 +25,61 @@ struct Tensor {
   std::vector<int64_t> shape;
 };
 
-// ~15 MB in all: f32 and bf16 matrices, a u8 image batch, an f32 tensor without a spec.
-const std::vector<Tensor> kTensors = {
-    {"w0", "<f4", "F32", 4, {512, 2048}},
-    {"w1", "<V2", "BF16", 2, {1024, 2048}},
-    {"b", "|u1", "U8", 1, {4, 3, 256, 256}},
-    {"x", "<f4", "F32", 4, {3, 500, 1000}},
+// The tensors of a run and their specs.
+struct TensorSet {
+  std::vector<Tensor> tensors;
+  const char* specs;
 };
 
-// w0's is not simplified (2, 64 fold into 128), so materialize rewrites the file; x has none.
-constexpr const char* kSpecs =
+// ~15 MB in all: f32 and bf16 matrices, a u8 image batch, an f32 tensor without a spec. w0's
+// spec is not simplified (2, 64 fold into 128), so materialize rewrites the file; x has none.
+const TensorSet kLarge = {
+    {
+        {"w0", "<f4", "F32", 4, {512, 2048}},
+        {"w1", "<V2", "BF16", 2, {1024, 2048}},
+        {"b", "|u1", "U8", 1, {4, 3, 256, 256}},
+        {"x", "<f4", "F32", 4, {3, 500, 1000}},
+    },
     R"([{"input_name": "w0", "reshape": [512, 16, 2, 64], "transpose": [1, 0, 2, 3]}, )"
     R"({"input_name": "w1", "reshape": [1024, 2048], "transpose": [1, 0]}, )"
-    R"({"input_name": "b", "reshape": [4, 3, 256, 256], "transpose": [0, 2, 3, 1]}])";
+    R"({"input_name": "b", "reshape": [4, 3, 256, 256], "transpose": [0, 2, 3, 1]}])"};
 
-// The tensors' bytes, made once per process (RandomBytes is deterministic per seed).
-const std::vector<std::vector<std::byte>>& TensorBytes() {
-  static const auto* bytes = [] {
-    auto* all = new std::vector<std::vector<std::byte>>;
+// The same names, dtypes and kinds of spec in ~170 KB.
+const TensorSet kSmall = {
+    {
+        {"w0", "<f4", "F32", 4, {16, 2048}},
+        {"w1", "<V2", "BF16", 2, {64, 128}},
+        {"b", "|u1", "U8", 1, {2, 3, 16, 16}},
+        {"x", "<f4", "F32", 4, {3, 5, 10}},
+    },
+    R"([{"input_name": "w0", "reshape": [16, 16, 2, 64], "transpose": [1, 0, 2, 3]}, )"
+    R"({"input_name": "w1", "reshape": [64, 128], "transpose": [1, 0]}, )"
+    R"({"input_name": "b", "reshape": [2, 3, 16, 16], "transpose": [0, 2, 3, 1]}])"};
+
+// A set's bytes, made once per process (RandomBytes is deterministic per seed).
+const std::vector<std::vector<std::byte>>& TensorBytes(const TensorSet& set) {
+  static std::map<const TensorSet*, std::vector<std::vector<std::byte>>> made;
+  auto [it, inserted] = made.try_emplace(&set);
+  if (inserted) {
     uint64_t seed = 11;
-    for (const Tensor& t : kTensors) {
+    for (const Tensor& t : set.tensors) {
       size_t n = t.itemsize;
       for (int64_t d : t.shape) n *= static_cast<size_t>(d);
-      all->push_back(RandomBytes(n, seed++));
+      it->second.push_back(RandomBytes(n, seed++));
     }
-    return all;
-  }();
-  return *bytes;
+  }
+  return it->second;
 }
 
-io::Tensor ArrayOf(size_t i) {
-  const Tensor& t = kTensors[i];
+io::Tensor ArrayOf(size_t i, const TensorSet& set = kLarge) {
+  const Tensor& t = set.tensors[i];
   io::Tensor a;
   a.name = t.name;
   a.descr = t.descr;
   a.dtype = t.safetensors_dtype;
   a.element_bits = t.itemsize * 8;
   a.shape = Dims(t.shape);
-  a.stored = TensorBytes()[i];
+  a.stored = TensorBytes(set)[i];
   return a;
 }
 
@@ -82,50 +100,51 @@ void SetUpWrap(const std::string& root) {
 void SetUpMaterialize(const std::string& root) { SetUpWorkDir(root + "/work"); }
 
 void SetUpApplyNpy(const std::string& root) {
-  for (size_t i = 0; i < kTensors.size(); ++i) {
-    Check(io::WriteNpy(root + "/" + kTensors[i].name + ".npy", ArrayOf(i)), "WriteNpy");
+  for (size_t i = 0; i < kLarge.tensors.size(); ++i) {
+    Check(io::WriteNpy(root + "/" + kLarge.tensors[i].name + ".npy", ArrayOf(i)), "WriteNpy");
   }
-  WriteFile(root + "/io.json", kSpecs);
+  WriteFile(root + "/io.json", kLarge.specs);
   fs::create_directory(root + "/out");
 }
 
 void SetUpApplySafetensors(const std::string& root) {
   std::vector<io::Tensor> tensors;
-  for (size_t i = 0; i < kTensors.size(); ++i) tensors.push_back(ArrayOf(i));
+  for (size_t i = 0; i < kLarge.tensors.size(); ++i) tensors.push_back(ArrayOf(i));
   io::SafetensorsMetadata metadata = {{"format", "pt"}};
   Check(io::WriteSafetensors(root + "/model.safetensors", tensors, metadata), "WriteSafetensors");
-  WriteFile(root + "/io.json", kSpecs);
+  WriteFile(root + "/io.json", kLarge.specs);
   fs::create_directory(root + "/out");
 }
 
 // One tensor per shard, as transformers' save_pretrained lays a checkpoint out.
 void SetUpApplySharded(const std::string& root) {
   std::string weight_map;
-  for (size_t i = 0; i < kTensors.size(); ++i) {
+  for (size_t i = 0; i < kLarge.tensors.size(); ++i) {
     const std::string shard = "model-0000" + std::to_string(i + 1) + "-of-0000" +
-                              std::to_string(kTensors.size()) + ".safetensors";
+                              std::to_string(kLarge.tensors.size()) + ".safetensors";
     const std::vector<io::Tensor> tensors = {ArrayOf(i)};
     io::SafetensorsMetadata metadata = {{"format", "pt"}};
     Check(io::WriteSafetensors(root + "/" + shard, tensors, metadata), "WriteSafetensors");
-    weight_map += std::string(i ? ", " : "") + "\"" + kTensors[i].name + "\": \"" + shard + "\"";
+    weight_map += std::string(i ? ", " : "") + "\"" + kLarge.tensors[i].name + "\": \"" + shard + "\"";
   }
   WriteFile(root + "/model.safetensors.index.json",
             "{\"metadata\": {\"total_size\": 15000000}, \"weight_map\": {" + weight_map + "}}\n");
-  WriteFile(root + "/io.json", kSpecs);
+  WriteFile(root + "/io.json", kLarge.specs);
   fs::create_directory(root + "/out");
 }
 
 }  // namespace
 
-void SetUpWorkDir(const std::string& work) {
+void SetUpWorkDir(const std::string& work, WorkDirInputs inputs) {
+  const TensorSet& set = inputs == WorkDirInputs::kSmall ? kSmall : kLarge;
   fs::create_directories(work);
   std::vector<io::Tensor> arrays;
-  for (size_t i = 0; i < kTensors.size(); ++i) {
-    arrays.push_back(ArrayOf(i));
+  for (size_t i = 0; i < set.tensors.size(); ++i) {
+    arrays.push_back(ArrayOf(i, set));
     arrays.back().dtype.clear();  // a pickle names dtypes by descr only
   }
   Check(io::WritePickle(work + "/inp-000.p", arrays), "WritePickle");
-  WriteFile(work + "/io_transposes.json", kSpecs);
+  WriteFile(work + "/io_transposes.json", set.specs);
   for (const char* dir : {"sg00", "sg01", "nc0/sg00"}) fs::create_directories(work + "/" + dir);
 }
 

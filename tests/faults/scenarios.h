@@ -22,8 +22,12 @@ struct Scenario {
 const std::vector<Scenario>& WritingScenarios();
 const Scenario& FindScenario(const std::string& name);
 
+// kLarge: the scenarios' ~15 MB, so that a run lasts long enough to be interrupted or watched;
+// kSmall: the same names, dtypes and kinds of spec in ~170 KB, for tests about paths.
+enum class WorkDirInputs { kLarge, kSmall };
+
 // A compiler work dir at `work`: io_transposes.json (unsimplified specs for w0, w1, b; none
 // for x), inp-000.p with those four tensors, partition dirs sg00/, sg01/, nc0/sg00/.
-void SetUpWorkDir(const std::string& work);
+void SetUpWorkDir(const std::string& work, WorkDirInputs inputs = WorkDirInputs::kLarge);
 
 }  // namespace iotx::test

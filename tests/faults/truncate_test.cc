@@ -37,12 +37,6 @@ struct Case {
 constexpr int kMaxRounds = 24;
 constexpr int kEnoughCaught = 3;
 
-std::string Join(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const std::string& line : lines) out += "  " + line + "\n";
-  return out;
-}
-
 class TruncateTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TruncateTest, ATruncatedInputIsACodedErrorAndNothingMadeFromItIsPublished) {
@@ -98,7 +92,7 @@ TEST_P(TruncateTest, ATruncatedInputIsACodedErrorAndNothingMadeFromItIsPublished
     now.erase(c.input);
     const std::vector<std::string> problems =
         CompareInterrupted(before, done, now, /*allow_hidden=*/false);
-    ASSERT_TRUE(problems.empty()) << result.err << Join(problems);
+    ASSERT_TRUE(problems.empty()) << result.err << JoinProblems(problems);
   }
   std::cout << "  " << caught << " caught while read (IOTX_E301), " << before_read
             << " refused before reading, " << finished << " finished first\n";

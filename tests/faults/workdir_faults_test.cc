@@ -84,8 +84,9 @@ void MakeSocket(const std::string& path) {
 // value_w0.npy and a victim file that links planted in the work dir point at.
 class WorkDirFaultTest : public ::testing::Test {
  protected:
+  // Small inputs: these tests are about paths, and some run the tool dozens of times.
   void SetUp() override {
-    SetUpWorkDir(work_);
+    SetUpWorkDir(work_, WorkDirInputs::kSmall);
     fs::create_directory(outside_);
     WriteFile(outside_ + "/value_w0.npy", "decoy: not to be replaced");
     WriteFile(outside_ + "/victim.npy", "victim: not to be written through");
@@ -128,7 +129,7 @@ TEST_F(WorkDirFaultTest, ReadOnlyWorkDirIsRefusedUnchanged) {
 TEST_F(WorkDirFaultTest, ReadOnlyPartitionDirFailsCleanlyAndARerunConverges) {
   // The reference: the same work dir materialized with nothing in the way.
   const std::string reference = temp_ / "reference";
-  SetUpWorkDir(reference);
+  SetUpWorkDir(reference, WorkDirInputs::kSmall);
   const Tree before = SnapshotTree(reference);
   ASSERT_EQ(RunToolWith({"materialize", reference, "--verify", "--quiet"}, {}).exit_code, 0);
   const Tree done = SnapshotTree(reference);
@@ -169,8 +170,11 @@ TEST_F(WorkDirFaultTest, ReadOnlyOutputDirsAreRefusedUnchanged) {
 }
 
 TEST_F(WorkDirFaultTest, DanglingLinksInPartitionDirsAreReplacedWithoutAGap) {
+  // The large inputs: the watcher below looks while the run replaces the links.
+  fs::remove_all(work_);
+  SetUpWorkDir(work_, WorkDirInputs::kLarge);
   const std::string reference = temp_ / "reference";
-  SetUpWorkDir(reference);
+  SetUpWorkDir(reference, WorkDirInputs::kLarge);
   ASSERT_EQ(RunToolWith({"materialize", reference, "--verify", "--quiet"}, {}).exit_code, 0);
   const Tree done = SnapshotTree(reference);
 
@@ -260,7 +264,7 @@ TEST_F(WorkDirFaultTest, PlantedLinkInApplyOutputDirIsNotWrittenThrough) {
 // and from every partition dir, and no path in the work dir is a link loop.
 TEST_F(WorkDirFaultTest, AliasedDirsNeverTurnAFileIntoALinkToItself) {
   const std::string reference = temp_ / "reference";
-  SetUpWorkDir(reference);
+  SetUpWorkDir(reference, WorkDirInputs::kSmall);
   ASSERT_EQ(RunToolWith({"materialize", reference, "--verify", "--quiet"}, {}).exit_code, 0);
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(reference + "/transposed_inputs")) {
@@ -317,7 +321,7 @@ TEST_F(WorkDirFaultTest, AliasedDirsNeverTurnAFileIntoALinkToItself) {
     for (bool verify_first : {true, false}) {
       SCOPED_TRACE(layout.name + (verify_first ? ", --verify first" : ", plain first"));
       fs::remove_all(work_);
-      SetUpWorkDir(work_);
+      SetUpWorkDir(work_, WorkDirInputs::kSmall);
       layout.make(work_);
       for (int run = 0; run < 4; ++run) {
         const bool verify = (run < 2) == verify_first;

@@ -12,7 +12,9 @@
 #include "io/py_literal.h"
 
 namespace iotx::io {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace npy_test {
 
 using ::testing::HasSubstr;
 
@@ -272,5 +274,5 @@ TEST(PyLiteralTest, BoundsTheNumberOfValues) {
   EXPECT_THAT(r.error().message, HasSubstr("more than 4096 values"));
 }
 
-}  // namespace
+}  // namespace npy_test
 }  // namespace iotx::io

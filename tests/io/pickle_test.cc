@@ -11,7 +11,9 @@
 #include "tensor_bytes.h"
 
 namespace iotx::io {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace pickle_test {
 
 using ::testing::HasSubstr;
 using namespace std::string_literals;
@@ -298,5 +300,5 @@ TEST(PickleTest, TopLevelMustBeADict) {
               "holds a numpy array, expected a dict");
 }
 
-}  // namespace
+}  // namespace pickle_test
 }  // namespace iotx::io

@@ -12,7 +12,9 @@
 #include "tensor_bytes.h"
 
 namespace iotx::io {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace safetensors_test {
 
 using ::testing::HasSubstr;
 
@@ -236,5 +238,5 @@ TEST(SafetensorsTest, WriterRefusesBadInput) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out.safetensors"));
 }
 
-}  // namespace
+}  // namespace safetensors_test
 }  // namespace iotx::io

@@ -3,6 +3,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -91,6 +92,11 @@ std::vector<int64_t> RandomPerm(std::mt19937_64& rng, size_t rank) {
   std::iota(perm.begin(), perm.end(), 0);
   std::shuffle(perm.begin(), perm.end(), rng);
   return perm;
+}
+
+uint64_t PropertySeed(uint64_t fixed_seed) {
+  const char* env = std::getenv("IOTX_PROPERTY_SEED");
+  return env != nullptr ? std::strtoull(env, nullptr, 10) : fixed_seed;
 }
 
 }  // namespace iotx::test

@@ -36,4 +36,11 @@ std::vector<int64_t> RandomShape(std::mt19937_64& rng, size_t rank, int64_t max_
                                  bool allow_zero);
 std::vector<int64_t> RandomPerm(std::mt19937_64& rng, size_t rank);
 
+// The element sizes random cases draw from: every width the kernel specializes, and 3 and 16
+// bytes, which it runs as wider or narrower elements.
+inline constexpr size_t kRandomElemSizes[] = {1, 2, 3, 4, 8, 16};
+
+// IOTX_PROPERTY_SEED when set (to explore other cases), else a test's fixed seed.
+uint64_t PropertySeed(uint64_t fixed_seed);
+
 }  // namespace iotx::test

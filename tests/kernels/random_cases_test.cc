@@ -18,14 +18,10 @@
 namespace iotx::test {
 namespace {
 
-constexpr size_t kElemSizes[] = {1, 2, 3, 4, 8, 16};
 constexpr int kSmallCases = 4000;
 constexpr int kParallelCases = 48;
 
-uint64_t Seed() {
-  const char* env = std::getenv("IOTX_PROPERTY_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 20261129;
-}
+uint64_t RandomCasesSeed() { return PropertySeed(20261129); }
 
 // A shape of `rank` dims holding at most `max_elements` elements: extents are 1 now and then
 // (dropped by the planner), small, or near the tile sizes (16, 32, 64 plus or minus one).
@@ -53,7 +49,7 @@ std::vector<int64_t> Shape(std::mt19937_64& rng, size_t rank, int64_t max_elemen
 
 Case RandomCase(std::mt19937_64& rng, int64_t max_bytes) {
   Case c;
-  c.elem = kElemSizes[rng() % std::size(kElemSizes)];
+  c.elem = kRandomElemSizes[rng() % std::size(kRandomElemSizes)];
   const size_t rank = 1 + rng() % 6;
   c.shape = Shape(rng, rank, std::max<int64_t>(1, max_bytes / static_cast<int64_t>(c.elem)));
   c.perm = RandomPerm(rng, rank);
@@ -69,7 +65,7 @@ Case RandomCase(std::mt19937_64& rng, int64_t max_bytes) {
 }
 
 TEST(KernelRandomCases, SmallTensorsOfEveryShapeAndAlignment) {
-  const uint64_t seed = Seed();
+  const uint64_t seed = RandomCasesSeed();
   SCOPED_TRACE("IOTX_PROPERTY_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   for (int i = 0; i < kSmallCases; ++i) {
@@ -79,8 +75,8 @@ TEST(KernelRandomCases, SmallTensorsOfEveryShapeAndAlignment) {
 }
 
 TEST(KernelRandomCases, LargeTensorsSplitAcrossThreads) {
-  const uint64_t seed = Seed() ^ 0x9a7a11e1;
-  SCOPED_TRACE("IOTX_PROPERTY_SEED=" + std::to_string(Seed()));
+  const uint64_t seed = RandomCasesSeed() ^ 0x9a7a11e1;
+  SCOPED_TRACE("IOTX_PROPERTY_SEED=" + std::to_string(RandomCasesSeed()));
   std::mt19937_64 rng(seed);
   int cases = 0;
   while (cases < kParallelCases) {

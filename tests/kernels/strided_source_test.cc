@@ -19,13 +19,9 @@
 namespace iotx::test {
 namespace {
 
-constexpr size_t kElemSizes[] = {1, 2, 3, 4, 8, 16};
 constexpr int kCases = 1500;
 
-uint64_t Seed() {
-  const char* env = std::getenv("IOTX_PROPERTY_SEED");
-  return env != nullptr ? std::strtoull(env, nullptr, 10) : 20261201;
-}
+uint64_t StridedSeed() { return PropertySeed(20261201); }
 
 struct View {
   std::vector<int64_t> shape;
@@ -81,11 +77,11 @@ std::vector<std::byte> Gather(const std::byte* buffer, const View& v, size_t ele
 }
 
 TEST(StridedSourceTest, RandomViewsMatchTheReference) {
-  const uint64_t seed = Seed();
+  const uint64_t seed = StridedSeed();
   SCOPED_TRACE("IOTX_PROPERTY_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   for (int c = 0; c < kCases; ++c) {
-    const size_t elem = kElemSizes[rng() % std::size(kElemSizes)];
+    const size_t elem = kRandomElemSizes[rng() % std::size(kRandomElemSizes)];
     const size_t rank = 1 + rng() % 5;
     // Some cases are large enough (>= 512 KiB) for the parallel driver.
     const int64_t max_elements = (c % 50 == 0 ? (2 << 20) : (24 << 10)) / static_cast<int64_t>(elem);

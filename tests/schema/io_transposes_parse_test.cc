@@ -8,7 +8,9 @@
 #include "schema/netlist.h"
 
 namespace iotx {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace io_transposes_parse_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -257,12 +259,6 @@ TEST(ValidateIoTransposesTest, ReportsEveryProblem) {
           .empty());
 }
 
-}  // namespace
-}  // namespace iotx
-
-namespace iotx {
-namespace {
-
 // Issue 18, item 7: nlohmann stops at a NUL as if the text ended there; JSON has none, and
 // Python's json says "Extra data" for "[]\0garbage".
 TEST(ParseIoTransposesTest, ANulByteAnywhereOutsideAStringIsMalformed) {
@@ -319,5 +315,5 @@ TEST(ValidateIoTransposesTest, ListsAThousandProblemsOfAMillion) {
   EXPECT_LE(errors.size(), 1001u);
 }
 
-}  // namespace
+}  // namespace io_transposes_parse_test
 }  // namespace iotx

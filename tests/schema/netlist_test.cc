@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 namespace iotx {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace netlist_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -174,5 +176,5 @@ TEST(PropagateAliasesTest, IdentityAliasingWarnsForNamesInNoPartition) {
   PropagateAliases(n, specs, nullptr);  // no sink: no warnings, no crash
 }
 
-}  // namespace
+}  // namespace netlist_test
 }  // namespace iotx

@@ -9,7 +9,9 @@
 #include "support/reference_transpose.h"
 
 namespace iotx {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace simplify_test {
 
 TransposeSpec Spec(Dims reshape, Dims transpose) {
   return {std::move(reshape), std::move(transpose)};
@@ -123,5 +125,5 @@ TEST(SimplifyTest, InvalidSpecsAndShapesAreErrors) {
   EXPECT_EQ(Simplify(Spec({6}, {0}), huge).error().code, ErrorCode::kDimOverflow);
 }
 
-}  // namespace
+}  // namespace simplify_test
 }  // namespace iotx

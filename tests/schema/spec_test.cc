@@ -7,7 +7,9 @@
 #include <string>
 
 namespace iotx {
-namespace {
+// Named, not anonymous: the test binary is compiled as one unity translation unit, where
+// the other test files' helpers of the same names would collide.
+namespace spec_test {
 
 TransposeSpec Spec(Dims reshape, Dims transpose) {
   return {std::move(reshape), std::move(transpose)};
@@ -106,5 +108,5 @@ TEST(CheckInputNameTest, AcceptsOtherOddNames) {
   }
 }
 
-}  // namespace
+}  // namespace spec_test
 }  // namespace iotx
