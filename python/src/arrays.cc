@@ -162,4 +162,8 @@ void* CheckOut(const ArrayArg& out, const py::dtype& dtype, std::span<const int6
   return const_cast<void*>(a.data());
 }
 
+std::string PathString(py::handle p) {
+  return py::str(py::module_::import("os").attr("fspath")(p));
+}
+
 }  // namespace iotx::python

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace iotx::python {
@@ -30,6 +31,9 @@ py::object ToCallerKind(py::array result, const ArrayArg& like);
 
 // A sequence of ints (list, tuple, numpy array) as int64s; kInvalidArgument naming `what`.
 std::vector<int64_t> ToDims(py::handle seq, const char* what);
+
+// A path argument (str, bytes or os.PathLike) as os.fspath gives it.
+std::string PathString(py::handle p);
 
 std::vector<int64_t> Shape(const py::array& a);
 std::vector<int64_t> Strides(const py::array& a);

@@ -55,10 +55,6 @@ files, with `netlist` = hlo_netlist.json). Returns {"produced": False, ...} and 
 when there is no transpose and no zero-sized parameter; else produced, output,
 num_parameters, num_transposed, num_zero_sized, neff_bytes, warnings.)";
 
-std::string PathString(py::handle p) {
-  return py::str(py::module_::import("os").attr("fspath")(p));
-}
-
 py::dict TensorToDict(const producer::TensorReport& t) {
   py::dict d;
   d["name"] = t.name;

@@ -43,10 +43,6 @@ Checks side-files as `iotx validate` does and reports every problem, not only th
   combined  the modular set as combined ({} without modular files)
 Unreadable files are problems (IOTX_E300/E301), not exceptions.)";
 
-std::string PathString(py::handle p) {
-  return py::str(py::module_::import("os").attr("fspath")(p));
-}
-
 std::vector<std::string> PathList(py::handle p) {
   std::vector<std::string> paths;
   if (p.is_none()) return paths;

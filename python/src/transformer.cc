@@ -41,7 +41,7 @@ dtype) in parameter-number order. A spec naming no parameter is iotx.Error IOTX_
 input would reach the device in the wrong layout), or with ignore_unmatched=True ignored
 with a UserWarning.)";
 
-constexpr const char* kApplyDoc = R"(apply(i, x, out=None)
+constexpr const char* kTransformerApplyDoc = R"(apply(i, x, out=None)
 
 Input `i` in device layout: `x` must have input_shape(i) and the parameter's element size.
 Returns a new array of output_shape(i) (the same kind of object as x), or writes `out` (C-
@@ -315,7 +315,7 @@ void BindTransformer(py::module_& m) {
       .def("dtype", &PyTransformer::dtype, "dtype(i): the parameter's numpy dtype.", py::arg("i"))
       .def("describe", &PyTransformer::describe,
            "describe(i): one line: name, shapes, element size, what happens to it.", py::arg("i"))
-      .def("apply", &PyTransformer::Apply, kApplyDoc, py::arg("i"), py::arg("x"),
+      .def("apply", &PyTransformer::Apply, kTransformerApplyDoc, py::arg("i"), py::arg("x"),
            py::arg("out") = py::none())
       .def("apply_all", &PyTransformer::ApplyAll, kApplyAllDoc, py::arg("xs"))
       .def("__repr__", &PyTransformer::repr);
