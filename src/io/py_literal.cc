@@ -54,8 +54,10 @@ class Parser {
   }
 
   Expected<PyLiteral> ParseValue(int depth) {
-    if (depth > kMaxLiteralDepth) return Error("nested deeper than " + std::to_string(kMaxLiteralDepth));
-    if (++values_ > kMaxLiteralValues) return Error("more than " + std::to_string(kMaxLiteralValues) + " values");
+    if (depth > kMaxLiteralDepth)
+      return Error("nested deeper than " + std::to_string(kMaxLiteralDepth));
+    if (++values_ > kMaxLiteralValues)
+      return Error("more than " + std::to_string(kMaxLiteralValues) + " values");
     SkipSpace();
     if (pos_ >= text_.size()) return Error("unexpected end of header");
     char c = text_[pos_];

@@ -59,7 +59,8 @@ class HeaderReader {
   bool binary(json::binary_t&) { return Scalar("binary"); }
 
   bool start_object(std::size_t) {
-    if (++depth_ > kMaxJsonDepth) return Fail("nested deeper than " + std::to_string(kMaxJsonDepth));
+    if (++depth_ > kMaxJsonDepth)
+      return Fail("nested deeper than " + std::to_string(kMaxJsonDepth));
     keys_.emplace_back();
     switch (state_) {
       case State::kStart:
@@ -128,7 +129,8 @@ class HeaderReader {
   }
 
   bool start_array(std::size_t) {
-    if (++depth_ > kMaxJsonDepth) return Fail("nested deeper than " + std::to_string(kMaxJsonDepth));
+    if (++depth_ > kMaxJsonDepth)
+      return Fail("nested deeper than " + std::to_string(kMaxJsonDepth));
     if (state_ == State::kTensor) {
       if (field_ == Field::kShape) {
         current_.shape.clear();

@@ -125,7 +125,8 @@ void SetUpApplySharded(const std::string& root) {
     const std::vector<io::Tensor> tensors = {ArrayOf(i)};
     io::SafetensorsMetadata metadata = {{"format", "pt"}};
     Check(io::WriteSafetensors(root + "/" + shard, tensors, metadata), "WriteSafetensors");
-    weight_map += std::string(i ? ", " : "") + "\"" + kLarge.tensors[i].name + "\": \"" + shard + "\"";
+    weight_map +=
+        std::string(i ? ", " : "") + "\"" + kLarge.tensors[i].name + "\": \"" + shard + "\"";
   }
   WriteFile(root + "/model.safetensors.index.json",
             "{\"metadata\": {\"total_size\": 15000000}, \"weight_map\": {" + weight_map + "}}\n");
