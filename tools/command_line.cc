@@ -1,8 +1,9 @@
-// The command line of the `iotx` tool: every subcommand's options, help text and checks, and
-// the dispatch to its Run function (cmd_<name>.h). The only file besides iotx.cc that parses
-// CLI11's headers, which are large: the commands themselves are plain C++.
+// The command line of the `iotx` tool: every subcommand's options, help text and checks, the
+// parse, and the dispatch to its Run function (cmd_<name>.h). The only file that parses CLI11's
+// headers, which are large: the commands themselves and main() (iotx.cc) are plain C++.
 #include "command_line.h"
 
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +20,9 @@
 #include "cmd_validate.h"
 #include "cmd_wrap.h"
 #include "command.h"
+#include "core/text.h"
 #include "int_list.h"
+#include "iotx/version.h"
 #include "permute_args.h"
 
 namespace iotx::cli {
@@ -393,8 +396,6 @@ void AddBenchCommand(CLI::App& app, CommandContext& ctx) {
   cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });
 }
 
-}  // namespace
-
 void AddCommands(CLI::App& app, CommandContext& ctx) {
   // In the order `iotx --help` lists them.
   AddCodesCommand(app, ctx);
@@ -406,6 +407,60 @@ void AddCommands(CLI::App& app, CommandContext& ctx) {
   AddInspectCommand(app, ctx);
   AddPlanCommand(app, ctx);
   AddBenchCommand(app, ctx);
+}
+
+// True when argv[1] is meant as a command but names none: CLI11 would only say "A subcommand
+// is required".
+bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  try {
+    app.get_subcommand(argv[1]);
+    return false;
+  } catch (const CLI::OptionNotFound&) {
+    return true;
+  }
+}
+
+}  // namespace
+
+int RunCommandLine(int argc, char** argv) {
+  CLI::App app{
+      "iotx: static IO transposes for device compilers.\n"
+      "Reads and checks io_transposes.json / hlo_netlist.json, simplifies specs, plans and runs\n"
+      "the permute kernel, materializes transposed inputs in a compiler work directory and\n"
+      "stamps transposes onto an AwsNeuronNeff custom-call in an HLO module.",
+      "iotx"};
+  app.set_version_flag("--version", std::string("iotx ") + IOTX_VERSION_STRING);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 success, 1 the command failed (diagnostic on stderr), 2 usage error.\n"
+      "Run `iotx <command> --help` for a command's options; `iotx codes` lists error codes.");
+
+  CommandContext ctx;
+  AddCommands(app, ctx);
+  if (UnknownCommand(app, argc, argv)) {
+    std::string names;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    std::cerr << "iotx: unknown command " << iotx::Excerpt(argv[1]) << "; the commands are "
+              << names << "\nRun with --help for more information.\n";
+    return kExitUsage;
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  return ctx.exit_code;
 }
 
 }  // namespace iotx::cli

@@ -1,16 +1,11 @@
-// Wiring the subcommands into the tool's CLI11 app (command_line.cc).
+// The tool's command line (command_line.cc): CLI11 stays behind this one call.
 #pragma once
-
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace iotx::cli {
 
-struct CommandContext;
-
-// Adds every subcommand, with its options, to `app`; a subcommand's callback runs its job and
-// stores the exit code in `ctx`.
-void AddCommands(CLI::App& app, CommandContext& ctx);
+// Parses argv and runs the command it names. Returns the exit status (command.h): a usage
+// error, --help and --version are handled here; the job's own exceptions (out of memory, a bug)
+// propagate to main().
+int RunCommandLine(int argc, char** argv);
 
 }  // namespace iotx::cli

@@ -1,4 +1,4 @@
-// The `iotx` command: one binary, one subcommand per job (see commands.inc).
+// The `iotx` command: one binary, one subcommand per job (command_line.cc lists them).
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,15 +7,11 @@
 #include <exception>
 #include <iostream>
 #include <new>
-#include <string>
 #include <system_error>
-
-#include <CLI/CLI.hpp>
 
 #include "command.h"
 #include "command_line.h"
 #include "core/text.h"
-#include "iotx/version.h"
 
 namespace {
 
@@ -48,58 +44,13 @@ void OnTerminate() {
   std::abort();
 }
 
-// True when argv[1] is meant as a command but names none: CLI11 would only say "A subcommand
-// is required".
-bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return false;
-  try {
-    app.get_subcommand(argv[1]);
-    return false;
-  } catch (const CLI::OptionNotFound&) {
-    return true;
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace iotx::cli;
   std::set_terminate(OnTerminate);
-  CLI::App app{
-      "iotx: static IO transposes for device compilers.\n"
-      "Reads and checks io_transposes.json / hlo_netlist.json, simplifies specs, plans and runs\n"
-      "the permute kernel, materializes transposed inputs in a compiler work directory and\n"
-      "stamps transposes onto an AwsNeuronNeff custom-call in an HLO module.",
-      "iotx"};
-  app.set_version_flag("--version", std::string("iotx ") + IOTX_VERSION_STRING);
-  app.require_subcommand(1);
-  app.footer(
-      "Exit status: 0 success, 1 the command failed (diagnostic on stderr), 2 usage error.\n"
-      "Run `iotx <command> --help` for a command's options; `iotx codes` lists error codes.");
-
-  CommandContext ctx;
-  AddCommands(app, ctx);
-  if (UnknownCommand(app, argc, argv)) {
-    std::string names;
-    for (const CLI::App* command : app.get_subcommands({})) {
-      names += (names.empty() ? "" : ", ") + command->get_name();
-    }
-    std::cerr << "iotx: unknown command " << iotx::Excerpt(argv[1]) << "; the commands are "
-              << names << "\nRun with --help for more information.\n";
-    return kExitUsage;
-  }
-
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
+    return RunCommandLine(argc, argv);
   } catch (const std::bad_alloc&) {
     ExitOutOfMemory();
   } catch (const std::system_error& e) {
@@ -117,5 +68,4 @@ int main(int argc, char** argv) {
               << '\n';
     return kExitFailure;
   }
-  return ctx.exit_code;
 }
