@@ -258,7 +258,7 @@ def cmd_check(args):
         values = {}
         for name, a in tensors.items():
             path = os.path.join(ti, f"value_{name}.npy")
-            check_npy_complete(path)  # what `intact` checks, no trailing bytes included
+            check_npy_complete(path)  # as `intact` does: neither short nor with trailing bytes
             values[name] = np.load(path)
             check_tensor(path, values[name], a, first.get(name))
         substituted = pickle.load(open(os.path.join(ti, "inp-000.p"), "rb"))
