@@ -215,22 +215,6 @@ Status AtomicFile::WriteAt(uint64_t offset, std::string_view bytes) {
   return WriteAt(offset, std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
 }
 
-void AtomicFile::StartWriteback(uint64_t offset, uint64_t length) noexcept {
-  if (fd_ < 0 || length == 0) return;
-  sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
-                  SYNC_FILE_RANGE_WRITE);
-}
-
-Status AtomicFile::WaitWriteback(uint64_t offset, uint64_t length) {
-  if (fd_ < 0 || length == 0) return Ok();
-  if (sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
-                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                          SYNC_FILE_RANGE_WAIT_AFTER) != 0) {
-    return Fail(WriteError("cannot write back temporary file", errno));
-  }
-  return Ok();
-}
-
 Expected<std::span<std::byte>> AtomicFile::Map(uint64_t size) {
   if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::Map on a spent file");
   if (mapped_ || written_) {

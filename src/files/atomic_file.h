@@ -68,13 +68,6 @@ class AtomicFile {
   Status WriteAt(uint64_t offset, std::span<const std::byte> bytes);
   Status WriteAt(uint64_t offset, std::string_view bytes);
 
-  // Starts writing [offset, offset + length) back to disk without waiting (sync_file_range
-  // SYNC_FILE_RANGE_WRITE), so a later Commit finds little left. A hint: failures show later.
-  void StartWriteback(uint64_t offset, uint64_t length) noexcept;
-  // Waits until [offset, offset + length) is on disk, starting what is not yet under way;
-  // bounds the dirty pages a long file keeps. kIoWrite when writeback failed.
-  Status WaitWriteback(uint64_t offset, uint64_t length);
-
   // Sizes the file to exactly `size` bytes and maps all of it writable (an empty span for 0).
   // The disk space is reserved here, so a full disk is an error now and never a SIGBUS while
   // the mapping is filled. Only on a file nothing was written to, and only once. The span is

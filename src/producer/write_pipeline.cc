@@ -234,9 +234,6 @@ class Pipeline {
         }
         return Fail(Located(std::move(written).error(), piece.job, files_[file].path));
       }
-      if (options_.durability == files::Durability::kDurable) {
-        open_[file]->StartWriteback(offset, piece.bytes.size());
-      }
     }
     done_ += tensor.byte_size();
     Report(done_);

@@ -6,10 +6,16 @@
 //                    reusable buffer, one tensor ahead
 //   calling thread   DeviceTransform::Apply into a reusable buffer (oneTBB, every core)
 //   writer thread    pwrite()s each tensor to its places in the output files (a tensor
-//                    without a spec straight from its source), starts the disk's writeback
-//                    of every piece at once (sync_file_range) and releases the pages
+//                    without a spec straight from its source) and releases the pages
 //   commit thread    finishes each file whose pieces are all written: checks that its
 //                    sources did not change while read, fsync, rename, fsync of the directory
+//
+// The writeback is left to the kernel and the commit's fsync, as `cp` + `sync` leaves it:
+// starting each piece's writeback as soon as it was written (sync_file_range) made the durable
+// run twice as slow as cp + sync on a 1 GiB checkpoint (2.1-2.3 s against 0.9-1.0 s without,
+// quiet machine): the copies into the page cache slowed down while the disk read the pages
+// before them (docs/performance.md, "iotx apply"). With many files, one file's fsync still
+// overlaps the writes of the next.
 //
 // Memory stays bounded whatever the checkpoint's size: two output buffers and one conversion
 // buffer, each as large as the largest tensor that needs one, plus the source pages of the
