@@ -168,7 +168,7 @@ bool PythonHasNumpy() { return IOTX_PYTHON_HAS_NUMPY; }
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
-  // One allocation of the file's size, read into directly: growing a stream's buffer and
+  // One allocation of the file's size, filled by 64 KiB reads: growing a stream's buffer and
   // copying it out cost three copies and their page faults per file.
   std::string bytes;
   std::error_code ec;
