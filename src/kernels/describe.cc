@@ -99,6 +99,9 @@ std::string Describe(const Plan& plan) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tiles-inl.h
         how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
+      } else if (avx512 && e == 4 && n.vector_bytes == 64) {  // kTileGathered in tiles-inl.h
+        how = "in registers: rows gathered by 128-bit blocks (a load and three inserts per vector), "
+              "then 2 interleave rounds per group of 4 vectors";
       } else if (e >= 4) {
         how = fmt::format("in registers: {} interleave round(s) per group of {} rows, then 128-bit block transposes",
                           e >= 16 ? 0 : __builtin_ctzll(static_cast<uint64_t>(16 / e)), std::max<int64_t>(1, 16 / e));

@@ -2,13 +2,15 @@
 // each tile strategy (nest.h) runs.
 //
 // A tile is 64 / elem source rows x one vector of columns; every destination row it touches
-// (a column of the tile) receives one whole 64-byte line. Two ways build the lines:
-//  - in registers (TransposeTileLines: every width on AVX-512, 8 and 16 bytes elsewhere):
+// (a column of the tile) receives one whole 64-byte line. Three ways build the lines:
+//  - gathered (TransposeTileGathered: 4-byte elements on AVX-512): each vector is loaded as
+//    four 16-byte blocks of four rows, so that two interleave rounds alone make whole lines;
+//  - in registers (TransposeTileLines: the other widths on AVX-512, 8 and 16 bytes elsewhere):
 //    groups of B = 16 / elem rows are transposed inside each 128-bit block by log2(B)
 //    InterleaveLower/InterleaveUpper rounds (one shuffle per vector and round), then K x K
 //    transposes of 128-bit blocks across the groups assemble whole lines; 1- and 2-byte
-//    elements first interleave row pairs into 4-byte lanes. f32 on AVX-512: 64 shuffles per
-//    KiB, 16 bytes per shuffle, well above the ~4 bytes per cycle one core's memory share asks.
+//    elements first interleave row pairs into 4-byte lanes (64 shuffles per KiB for 4-byte
+//    lanes on AVX-512, 80 for 2-byte and 96 for 1-byte elements).
 //  - through 16-byte pieces (TransposeGroup: the narrow widths on 16-register targets, and
 //    partial tiles): after the rounds, block k of vector j is a 16-byte piece of destination
 //    row k * B + j, stored on its own.
@@ -287,6 +289,62 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
   }
 }
 
+// Whether a full tile is built from rows gathered by 128-bit blocks (TransposeTileGathered)
+// rather than whole rows and block transposes: AVX-512's 64-byte vectors and 4-byte elements.
+// Measured against the block transposes in one process, alternating (1 thread, AMD EPYC Zen 5):
+// f32 768^2 0.49 -> 0.70x memcpy, 1000x3000 0.41 -> 0.53, 8192^2 0.45 -> 0.54, 32x64x64x128
+// `0,3,1,2` 0.50 -> 0.63, no f32 case slower; 8- and 16-byte elements ran 0.89-1.00x as fast
+// gathered (one interleave round or none leaves little to save), and 1- and 2-byte elements
+// 0.83-0.95x (their 32 or 64 rows per tile re-read each source line four times, once per
+// block, and their rows, 1-2 KiB apart, share few L1 sets), so those keep the block transposes.
+template <size_t kElem, class D>
+constexpr bool kTileGathered =
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    kElem == 4 && hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) == 64;
+#else
+    false;
+#endif
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// A full tile whose rows are gathered by 128-bit blocks: vector q of group g holds block g of
+// rows q, q + kB, q + 2 kB and q + 3 kB (one 16-byte load and three inserts from memory), so
+// the in-block interleave rounds alone leave vector j of group g holding the whole line of
+// column g * kB + j, with no transposes of blocks across vectors. 4-byte elements: 32
+// shuffles and 48 inserts per KiB against 64 shuffles. row(r) is where tile row r starts,
+// line(c) where column c's 64-byte line goes.
+template <size_t kElem, bool kStream, class D, class Row, class Line>
+HWY_INLINE void TransposeTileGathered(D d, const Row& row, const Line& line) {
+  constexpr size_t kB = TileShape<kElem, D>::kB;
+  using T = hn::TFromD<D>;
+  HWY_UNROLL(4)
+  for (size_t g = 0; g < 4; ++g) {
+    hn::VFromD<D> v[kB];
+    HWY_UNROLL(16)
+    for (size_t q = 0; q < kB; ++q) {
+      const auto block = [&](size_t k) {
+        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+            reinterpret_cast<const uint8_t*>(row(q + k * kB)) + g * 16));
+      };
+      __m512i x = _mm512_castsi128_si512(block(0));
+      x = _mm512_inserti32x4(x, block(1), 1);
+      x = _mm512_inserti32x4(x, block(2), 2);
+      x = _mm512_inserti32x4(x, block(3), 3);
+      v[q] = hn::VFromD<D>{x};
+    }
+    InterleaveRounds(d, v);
+    HWY_UNROLL(16)
+    for (size_t j = 0; j < kB; ++j) {
+      T* p = reinterpret_cast<T*>(line(g * kB + j));
+      if constexpr (kStream) {
+        hn::Stream(v[j], d, p);
+      } else {
+        hn::StoreU(v[j], d, p);
+      }
+    }
+  }
+}
+#endif
+
 // A full tile (kRows rows x kCols columns) in registers, each destination row leaving as whole
 // vectors: no pieces, no buffer. 4-, 8- and 16-byte elements: rows are loaded as groups and
 // interleaved in blocks. 2- and 1-byte elements first interleave pairs of rows (twice for
@@ -342,6 +400,10 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       return dst + static_cast<int64_t>(col) * dst_row_stride;
     }
   };
+  if constexpr (!kPartial && kTileGathered<kElem, D>) {
+    TransposeTileGathered<kElem, kStream>(d, row, line);
+    return;
+  }
   if constexpr (kElem >= 4) {
     constexpr size_t kB = Shape::kB;
     hn::VFromD<D> v[4][kB];
