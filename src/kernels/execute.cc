@@ -1,7 +1,13 @@
-// Execute: the parallel driver. Items of the plan's nest are claimed from a shared counter by
-// at most `threads` tasks (on the calling oneTBB arena, or the caller's parallel-for), so a
-// thread that the machine slows down simply claims fewer; each claim is a run of items ending
-// on an SBUF partition tile where the plan allows it.
+// Execute: the parallel driver. The plan's items are cut into claims (runs of items ending on
+// an SBUF partition tile where the plan allows it) and dealt to at most `threads` tasks (on
+// the calling oneTBB arena, or the caller's parallel-for) in equal contiguous shares. Each
+// task claims from its own share first, then helps the others from theirs, so a thread that
+// the machine slows down simply claims fewer. Own shares first keep the same part of the
+// buffers on the same thread from one call to the next, and in its cache: with one shared
+// counter the claims fell to the threads in arrival order, and the source example in f32 (6
+// MiB, 24 items) ran at 0.26x memcpy on two threads against 0.49 on one (AMD EPYC, two vCPUs
+// whose caches exchange lines slowly: a 2-thread memcpy whose halves swap threads every call
+// ran at 38-51 GB/s against 71-79 with fixed halves); with shares it ran at 0.40-0.46.
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -16,6 +22,16 @@
 
 namespace iotx {
 namespace {
+
+// Tasks per call at most (one share each, on the stack: Execute allocates nothing).
+constexpr int kMaxTasks = 256;
+
+// One task's claims [next, end), on a line of its own. Plain integers (next is claimed through
+// std::atomic_ref) so that a call sets up only the shares it uses.
+struct alignas(64) Share {
+  int64_t next;
+  int64_t end;
+};
 
 struct Claims {
   int64_t unit = 1;   // items per claim
@@ -41,7 +57,7 @@ Claims PlanClaims(const PlanData& d, const ExecuteOptions& options) {
     c.unit = align;
     c.count = (items + align - 1) / align;
   }
-  c.threads = static_cast<int>(std::min<int64_t>(threads, c.count));
+  c.threads = static_cast<int>(std::min<int64_t>({threads, c.count, kMaxTasks}));
   return c;
 }
 
@@ -79,20 +95,32 @@ Status RunPlan(const PlanData& d, const uint8_t* src, uint8_t* dst, const Execut
     run(nest, src, dst, 0, items);
     return Ok();
   }
-  std::atomic<int64_t> next{0};
+  const int tasks = claims.threads;
+  Share shares[kMaxTasks];
+  for (int i = 0; i < tasks; ++i) {
+    shares[i].next = claims.count * i / tasks;
+    shares[i].end = claims.count * (i + 1) / tasks;
+  }
   const bool all_ran = ParallelForEach(
-      claims.threads,
-      [&](int) {
-        for (;;) {
-          const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
-          if (c >= claims.count) return;
-          run(nest, src, dst, c * claims.unit, std::min(items, (c + 1) * claims.unit));
+      tasks,
+      [&](int task) {
+        for (int k = 0; k < tasks; ++k) {  // its own share, then the others' in turn
+          Share& share = shares[(task + k) % tasks];
+          std::atomic_ref<int64_t> next(share.next);
+          for (;;) {
+            const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
+            if (c >= share.end) break;
+            run(nest, src, dst, c * claims.unit, std::min(items, (c + 1) * claims.unit));
+          }
         }
       },
       options.parallel_for, options.parallel_for_context);
-  // A task that never ran claimed nothing, but a task that did may have claimed its share:
-  // only a parallel_for that returned before running every task can leave claims untaken.
-  if (!all_ran && next.load(std::memory_order_relaxed) < claims.count) {
+  // A task that ran took every claim left in every share, so claims stay untaken only when
+  // the caller's parallel_for returned before running every task.
+  const bool untaken = std::any_of(shares, shares + tasks, [](Share& s) {
+    return std::atomic_ref<int64_t>(s.next).load(std::memory_order_relaxed) < s.end;
+  });
+  if (!all_ran && untaken) {
     return Fail(ErrorCode::kInvalidArgument,
                 "the parallel_for callback returned before running all " +
                     std::to_string(claims.threads) + " tasks; the output is incomplete");
