@@ -295,7 +295,7 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
 // f32 768^2 0.49 -> 0.70x memcpy, 1000x3000 0.41 -> 0.53, 8192^2 0.45 -> 0.54, 32x64x64x128
 // `0,3,1,2` 0.50 -> 0.63, no f32 case slower; 8- and 16-byte elements ran 0.89-1.00x as fast
 // gathered (one interleave round or none leaves little to save), and 1- and 2-byte elements
-// 0.83-0.95x (their 32 or 64 rows per tile re-read each source line four times, once per
+// 0.67-0.95x (their 32 or 64 rows per tile re-read each source line four times, once per
 // block, and their rows, 1-2 KiB apart, share few L1 sets), so those keep the block transposes.
 template <size_t kElem, class D>
 constexpr bool kTileGathered =
