@@ -15,8 +15,10 @@
 #endif
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 #ifdef IOTX_TSAN
 #include <thread>
@@ -71,6 +73,54 @@ bool ParallelForEach(int n, const Fn& fn, External external, void* context) {
       },
       &task);
   return task.ran.load(std::memory_order_acquire) == static_cast<size_t>(n);
+}
+
+// Most tasks ParallelClaims deals shares to: their counters sit on its stack, so a call
+// allocates nothing. Callers that name a task count in a message clamp to it first.
+inline constexpr int kMaxClaimTasks = 256;
+
+// Runs claim(c) once for every c in [0, count), on min(tasks, count, kMaxClaimTasks) tasks of
+// ParallelForEach (oneTBB, or the caller's `external` parallel-for). The claims are dealt in
+// equal contiguous shares; each task takes its own share's claims first and then helps the
+// others from theirs, so a thread that the machine slows down simply takes fewer, and
+// repeated calls on the same buffers keep each part on the same thread and in its cache (with
+// one counter in arrival order, parts moved between cores from call to call: on two vCPUs
+// whose caches exchange lines slowly, the f32 source example of 6 MiB ran at 0.26x memcpy on
+// two threads, 0.40-0.46x with shares; docs/performance.md). Returns false when claims were
+// left untaken, which only an `external` that returned before running every task can cause:
+// a task that ran took every claim left in every share.
+template <class Claim, class External>
+bool ParallelClaims(int tasks, int64_t count, const Claim& claim, External external,
+                    void* context) {
+  tasks = static_cast<int>(std::min<int64_t>({tasks, count, kMaxClaimTasks}));
+  if (tasks <= 0) return true;
+  // Plain integers claimed through std::atomic_ref: a call sets up only the shares it uses.
+  struct alignas(64) Share {
+    int64_t next;
+    int64_t end;
+  };
+  Share shares[kMaxClaimTasks];
+  for (int i = 0; i < tasks; ++i) {
+    shares[i].next = count * i / tasks;
+    shares[i].end = count * (i + 1) / tasks;
+  }
+  ParallelForEach(
+      tasks,
+      [&](int task) {
+        for (int k = 0; k < tasks; ++k) {  // its own share, then the others' in turn
+          Share& share = shares[(task + k) % tasks];
+          std::atomic_ref<int64_t> next(share.next);
+          for (;;) {
+            const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
+            if (c >= share.end) break;
+            claim(c);
+          }
+        }
+      },
+      external, context);
+  return std::none_of(shares, shares + tasks, [](Share& s) {
+    return std::atomic_ref<int64_t>(s.next).load(std::memory_order_relaxed) < s.end;
+  });
 }
 
 }  // namespace iotx

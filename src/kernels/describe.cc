@@ -99,7 +99,7 @@ std::string Describe(const Plan& plan) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tiles-inl.h
         how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
-      } else if (avx512 && e == 4 && n.vector_bytes == 64) {  // kTileGathered in tiles-inl.h
+      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes)) {
         how = "in registers: rows gathered by 128-bit blocks (a load and three inserts per vector), "
               "then 2 interleave rounds per group of 4 vectors";
       } else if (e >= 4) {

@@ -1,17 +1,11 @@
 // Execute: the parallel driver. The plan's items are cut into claims (runs of items ending on
-// an SBUF partition tile where the plan allows it) and dealt to at most `threads` tasks (on
-// the calling oneTBB arena, or the caller's parallel-for) in equal contiguous shares. Each
-// task claims from its own share first, then helps the others from theirs, so a thread that
-// the machine slows down simply claims fewer. Own shares first keep the same part of the
-// buffers on the same thread from one call to the next, and in its cache: with one shared
-// counter the claims fell to the threads in arrival order, and the source example in f32 (6
-// MiB, 24 items) ran at 0.26x memcpy on two threads against 0.49 on one (AMD EPYC, two vCPUs
-// whose caches exchange lines slowly: a 2-thread memcpy whose halves swap threads every call
-// ran at 38-51 GB/s against 71-79 with fixed halves); with shares it ran at 0.40-0.46.
+// an SBUF partition tile where the plan allows it) and run by ParallelClaims on at most
+// `threads` tasks (on the calling oneTBB arena, or the caller's parallel-for): equal shares,
+// each task its own first, then helping the others, so a thread that the machine slows down
+// simply claims fewer and repeated calls keep each part on the same thread's cache.
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <thread>
 
@@ -22,16 +16,6 @@
 
 namespace iotx {
 namespace {
-
-// Tasks per call at most (one share each, on the stack: Execute allocates nothing).
-constexpr int kMaxTasks = 256;
-
-// One task's claims [next, end), on a line of its own. Plain integers (next is claimed through
-// std::atomic_ref) so that a call sets up only the shares it uses.
-struct alignas(64) Share {
-  int64_t next;
-  int64_t end;
-};
 
 struct Claims {
   int64_t unit = 1;   // items per claim
@@ -57,7 +41,7 @@ Claims PlanClaims(const PlanData& d, const ExecuteOptions& options) {
     c.unit = align;
     c.count = (items + align - 1) / align;
   }
-  c.threads = static_cast<int>(std::min<int64_t>({threads, c.count, kMaxTasks}));
+  c.threads = static_cast<int>(std::min<int64_t>({threads, c.count, kMaxClaimTasks}));
   return c;
 }
 
@@ -95,32 +79,13 @@ Status RunPlan(const PlanData& d, const uint8_t* src, uint8_t* dst, const Execut
     run(nest, src, dst, 0, items);
     return Ok();
   }
-  const int tasks = claims.threads;
-  Share shares[kMaxTasks];
-  for (int i = 0; i < tasks; ++i) {
-    shares[i].next = claims.count * i / tasks;
-    shares[i].end = claims.count * (i + 1) / tasks;
-  }
-  const bool all_ran = ParallelForEach(
-      tasks,
-      [&](int task) {
-        for (int k = 0; k < tasks; ++k) {  // its own share, then the others' in turn
-          Share& share = shares[(task + k) % tasks];
-          std::atomic_ref<int64_t> next(share.next);
-          for (;;) {
-            const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
-            if (c >= share.end) break;
-            run(nest, src, dst, c * claims.unit, std::min(items, (c + 1) * claims.unit));
-          }
-        }
+  const bool all_claimed = ParallelClaims(
+      claims.threads, claims.count,
+      [&](int64_t c) {
+        run(nest, src, dst, c * claims.unit, std::min(items, (c + 1) * claims.unit));
       },
       options.parallel_for, options.parallel_for_context);
-  // A task that ran took every claim left in every share, so claims stay untaken only when
-  // the caller's parallel_for returned before running every task.
-  const bool untaken = std::any_of(shares, shares + tasks, [](Share& s) {
-    return std::atomic_ref<int64_t>(s.next).load(std::memory_order_relaxed) < s.end;
-  });
-  if (!all_ran && untaken) {
+  if (!all_claimed) {
     return Fail(ErrorCode::kInvalidArgument,
                 "the parallel_for callback returned before running all " +
                     std::to_string(claims.threads) + " tasks; the output is incomplete");

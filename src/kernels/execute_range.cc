@@ -15,7 +15,6 @@
 // boxes are gathered by a plain loop below: the reads, one cache line per element, not the
 // loop, take the time, which is why RangeGranule tells callers how thick a range should be.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -100,26 +99,21 @@ Status RunBox(const PlanData& whole, Problem box, const uint8_t* src, uint8_t* d
     const int64_t n0 = folded.dims.front().n;
     const int threads =
         bytes < kernels::kParallelMinBytes ? 1 : ThreadsFor(whole.options, options);
-    const int tasks = static_cast<int>(std::min<int64_t>(threads, n0));
+    const int tasks = static_cast<int>(std::min<int64_t>({threads, n0, kMaxClaimTasks}));
     if (tasks <= 1) {
       Gather(folded, src, dst, 0, n0);
       return Ok();
     }
-    // Claims of dim-0 slices, as RunPlan claims items.
+    // Claims of dim-0 slices, run as RunPlan runs its items.
     const int64_t per_claim = std::max<int64_t>(1, n0 / (4 * tasks));
     const int64_t claims = (n0 + per_claim - 1) / per_claim;
-    std::atomic<int64_t> next{0};
-    const bool all_ran = ParallelForEach(
-        tasks,
-        [&](int) {
-          for (;;) {
-            const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
-            if (c >= claims) return;
-            Gather(folded, src, dst, c * per_claim, std::min(n0, (c + 1) * per_claim));
-          }
+    const bool all_claimed = ParallelClaims(
+        tasks, claims,
+        [&](int64_t c) {
+          Gather(folded, src, dst, c * per_claim, std::min(n0, (c + 1) * per_claim));
         },
         options.parallel_for, options.parallel_for_context);
-    if (!all_ran && next.load(std::memory_order_relaxed) < claims) {
+    if (!all_claimed) {
       return Fail(ErrorCode::kInvalidArgument,
                   "the parallel_for callback returned before running all " +
                       std::to_string(tasks) + " tasks; the output is incomplete");

@@ -86,6 +86,13 @@ struct Nest {
   int64_t copy_bytes = 0;  // kCopy: total bytes
 };
 
+// Whether full tiles gather their rows by 128-bit blocks (TransposeTileGathered in
+// tiles-inl.h) rather than transposing whole rows: 4-byte elements on the 64-byte vectors of an
+// AVX-512 target; the other widths measured slower that way. The kernels and Describe both ask.
+constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes) {
+  return avx512 && elem_bytes == 4 && vector_bytes == 64;
+}
+
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it.
 inline constexpr int64_t kMaxStageBytes = 128 * 1024;

@@ -290,20 +290,17 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
 }
 
 // Whether a full tile is built from rows gathered by 128-bit blocks (TransposeTileGathered)
-// rather than whole rows and block transposes: AVX-512's 64-byte vectors and 4-byte elements.
-// Measured against the block transposes in one process, alternating (1 thread, AMD EPYC Zen 5):
-// f32 768^2 0.49 -> 0.70x memcpy, 1000x3000 0.41 -> 0.53, 8192^2 0.45 -> 0.54, 32x64x64x128
-// `0,3,1,2` 0.50 -> 0.63, no f32 case slower; 8- and 16-byte elements ran 0.89-1.00x as fast
+// rather than whole rows and block transposes (GathersTileRows, nest.h). Measured against the
+// block transposes in one process, alternating (1 thread, AMD EPYC Zen 5): f32 768^2 0.49 ->
+// 0.70x memcpy, 1000x3000 0.41 -> 0.53, 8192^2 0.45 -> 0.54, 32x64x64x128 `0,3,1,2` 0.50 ->
+// 0.63, no f32 case slower; 8- and 16-byte elements ran 0.89-1.00x as fast
 // gathered (one interleave round or none leaves little to save), and 1- and 2-byte elements
 // 0.67-0.95x (their 32 or 64 rows per tile re-read each source line four times, once per
 // block, and their rows, 1-2 KiB apart, share few L1 sets), so those keep the block transposes.
 template <size_t kElem, class D>
 constexpr bool kTileGathered =
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-    kElem == 4 && hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) == 64;
-#else
-    false;
-#endif
+    GathersTileRows(HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3, kElem,
+                    hn::MaxLanes(D()) * sizeof(hn::TFromD<D>));
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 // A full tile whose rows are gathered by 128-bit blocks: vector q of group g holds block g of
