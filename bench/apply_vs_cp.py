@@ -9,8 +9,15 @@ runs for each, several times and alternately, in the same process:
   apply          iotx apply --io-transposes io_transposes.json --inputs <model> --out-dir out
                  --quiet                                   (reads, permutes, writes, fsyncs)
   apply-nosync   the same with --no-sync                   (complete and renamed, not flushed)
+  apply-buffered the same with --buffered-writes          (durable, through the page cache)
 where <model> is model.safetensors, or model.safetensors.index.json for the sharded one.
-The targets (issue 16): apply >= 0.9 x cp+sync, apply-nosync >= 0.5 x cp.
+The kernel alone: `iotx bench --json --threads <cores>` on each distinct tensor case with its
+tensors stacked along a new outer dim (the same bytes as in the checkpoint, so they do not
+stay in the CPU caches between repetitions any more than apply's do), its median GB/s turned
+into seconds, times the threads: the CPU time of the permutes themselves, to compare with
+apply's.
+The targets (issue 16): apply >= 0.9 x cp+sync, apply-nosync >= 0.5 x cp, apply's CPU time
+<= the kernel's plus 1.5 x the kernel's.
 Before every run the outputs are deleted and `sync` flushes dirty pages, so no run pays for
 its predecessor's writeback; the order of the three rotates every round. The input stays in the
 page cache for all of them. --settle adds a pause after the sync; it is 0 by default because
@@ -26,6 +33,7 @@ Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench
                             [--only single|sharded]
 """
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -60,6 +68,29 @@ def clean(paths):
         elif os.path.exists(p):
             os.remove(p)
     os.sync()
+
+
+def kernel_cpu(args):
+    """CPU seconds the permutes of the checkpoint's tensors need, from `iotx bench`."""
+    threads = os.cpu_count() or 1
+    cases = {}
+    for _, dtype, shape, spec in make_checkpoint.layout(args.mib):
+        if spec is None:
+            continue
+        key = (dtype, tuple(shape), tuple(spec[0]), tuple(spec[1]))
+        cases[key] = cases.get(key, 0) + 1
+    seconds = 0.0
+    for (dtype, shape, reshape, perm), count in sorted(cases.items()):
+        # `count` tensors of the case as one: an outer dim the permutation keeps in place.
+        def text(values):
+            return ",".join(map(str, values))
+        argv = [args.iotx, "bench", "--dtype", dtype.lower(), "--shape", text((count,) + shape),
+                "--reshape", text((count,) + reshape),
+                "--transpose", text([0] + [p + 1 for p in perm]),
+                "--threads", str(threads), "--reps", "5", "--json"]
+        result = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
+        seconds += result["bytes"] / (result["iotx_gbps"] * 1e9)
+    return seconds * threads, threads
 
 
 def compare(args, name, directory, shards):
@@ -101,7 +132,8 @@ def compare(args, name, directory, shards):
         return go
 
     jobs = {"cp": cp, "cp+sync": cp_sync, "apply": apply([], "apply"),
-            "apply-nosync": apply(["--no-sync"], "apply-nosync")}
+            "apply-nosync": apply(["--no-sync"], "apply-nosync"),
+            "apply-buffered": apply(["--buffered-writes"], "apply-buffered")}
     times = {k: [] for k in jobs}
     order = list(jobs)
     for i in range(args.runs):
@@ -120,12 +152,18 @@ def compare(args, name, directory, shards):
     for k in times:
         user = statistics.median(u for u, _ in CPU[k])
         system = statistics.median(s for _, s in CPU[k])
-        print(f"  {k:12s} {med[k]:.3f} s  {rate[k]:.2f} GB/s   cpu: user {user:.2f} s, "
+        print(f"  {k:14s} {med[k]:.3f} s  {rate[k]:.2f} GB/s   cpu: user {user:.2f} s, "
               f"sys {system:.2f} s")
     print(f"  apply peak RSS: {max(rss) / 1024:.0f} MiB (largest tensor 64 MiB)")
+    kernel, threads = kernel_cpu(args)
+    cpu = {k: statistics.median(u + s for u, s in CPU[k]) for k in ("apply", "apply-nosync")}
+    print(f"  kernel alone: cpu {kernel:.2f} s (iotx bench, {threads} threads)")
     print(f"apply / (cp+sync) = {rate['apply'] / rate['cp+sync']:.2f} (target >= 0.9), "
           f"apply-nosync / cp = {rate['apply-nosync'] / rate['cp']:.2f} (target >= 0.5), "
-          f"apply / cp = {rate['apply'] / rate['cp']:.2f}")
+          f"apply / cp = {rate['apply'] / rate['cp']:.2f}, "
+          f"apply-buffered / (cp+sync) = {rate['apply-buffered'] / rate['cp+sync']:.2f}")
+    print(f"cpu / kernel's: apply {cpu['apply'] / kernel:.2f}, apply-nosync "
+          f"{cpu['apply-nosync'] / kernel:.2f} (target <= 2.5: the kernel's own plus 1.5x)")
 
 
 def main():

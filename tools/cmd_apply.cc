@@ -132,6 +132,7 @@ int RunApply(const ApplyArgs& args) {
   options.format =
       safetensors ? producer::OutputFormat::kSafetensors : producer::OutputFormat::kNpy;
   options.durability = args.no_sync ? files::Durability::kNoSync : files::Durability::kDurable;
+  options.direct_writes = !args.buffered_writes;
   ProgressBar bar(!args.quiet);
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.Update(done, total); };
 

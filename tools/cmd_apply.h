@@ -15,6 +15,7 @@ struct ApplyArgs {
   std::string format;  // "", "npy" or "safetensors"
   std::string shard;   // "K/N", or empty for every shard
   bool no_sync = false;
+  bool buffered_writes = false;
   bool finish_index = false;
   bool quiet = false;
 };

@@ -237,6 +237,11 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                 "Do not wait for the disk: outputs are complete and renamed into place "
                 "atomically, but may still be only in the page cache when iotx exits (like "
                 "cp); a power loss can lose them. Default: fsync before each rename");
+  cmd->add_flag("--buffered-writes", args->buffered_writes,
+                "Write durable outputs through the page cache. Default: straight from iotx's "
+                "buffers to the disk (O_DIRECT) where the file system supports it, so the "
+                "bytes are not copied into memory only to be flushed by the fsync, and the "
+                "page cache keeps what it held");
   cmd->add_flag("--quiet,-q", args->quiet,
                 "Print nothing but warnings and errors (no progress bar, no summary)");
   cmd->footer(

@@ -84,6 +84,9 @@ class AtomicFile {
   const std::filesystem::path& path() const noexcept { return path_; }
   // The temporary file's path (in the same directory as path()).
   const std::filesystem::path& temp_path() const noexcept { return temp_path_; }
+  // The temporary file's descriptor (-1 once spent), for a writer that streams into it
+  // (DirectAppender); the file keeps owning it.
+  int descriptor() const noexcept { return fd_; }
 
  private:
   AtomicFile(std::filesystem::path path, std::filesystem::path temp_path, int fd)

@@ -94,11 +94,12 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
   IOTX_ASSIGN_OR_RETURN(const DeviceTransform transform,
                         DeviceTransform::Build(job_tensors, job_specs));
   std::vector<size_t> committed;
-  const Status ran =
-      RunPipeline(inputs, transform, files, jobs,
-                  {.durability = options.durability, .root = options.out_dir,
-                   .progress = options.progress},
-                  &committed);
+  const Status ran = RunPipeline(inputs, transform, files, jobs,
+                                 {.durability = options.durability,
+                                  .direct_writes = options.direct_writes,
+                                  .root = options.out_dir,
+                                  .progress = options.progress},
+                                 &committed);
   std::sort(committed.begin(), committed.end());
   for (size_t file : committed) report.files.push_back(files[file].path);
   IOTX_RETURN_IF_ERROR(ran);

@@ -35,6 +35,9 @@ struct ApplyOptions {
   std::filesystem::path out_dir;  // created (with parents) when missing
   OutputFormat format = OutputFormat::kNpy;
   files::Durability durability = files::Durability::kDurable;
+  // Durable outputs go to the disk with direct I/O where the file system supports it
+  // (PipelineOptions::direct_writes); false writes them through the page cache.
+  bool direct_writes = true;
   std::optional<ShardSelection> shard;  // only for a sharded checkpoint
   // Called with (bytes done, bytes total) before the first tensor and after each one, from
   // one thread at a time.

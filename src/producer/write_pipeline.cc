@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "files/background_flush.h"
+#include "files/direct_appender.h"
 #include "files/page_hints.h"
 #include "producer/bounded_queue.h"
 #include "producer/buffer_pool.h"
@@ -43,6 +44,10 @@ struct Piece {
   std::span<const std::byte> bytes;
   BufferPool::Buffer* buffer = nullptr;  // the buffer holding `bytes`; null: the source mapping
   BufferPool* pool = nullptr;            // where `buffer` goes back
+  // An output buffer's bytes start `head` bytes into it, at the phase of the first
+  // destination's file offset (DirectAppender::AppendInPlace); false for other pieces.
+  bool placed = false;
+  size_t head = 0;
 };
 
 class Pipeline {
@@ -57,6 +62,7 @@ class Pipeline {
         options_(options),
         committed_(committed),
         open_(files.size()),
+        streams_(files.size()),
         pending_(files.size(), 0),
         sources_of_file_(files.size()) {
     for (const PipelineJob& job : jobs) {
@@ -66,6 +72,9 @@ class Pipeline {
         sources_of_file_[file].insert(set.source[job.tensor]);
       }
     }
+    for (size_t file = 0; file < files.size(); ++file) {
+      streams_[file].in_order = ArrivesInOrder(file);
+    }
   }
 
   Status Run() {
@@ -73,7 +82,9 @@ class Pipeline {
     // Files that no tensor goes into hold their literals only.
     for (size_t file = 0; file < files_.size(); ++file) {
       if (pending_[file] != 0) continue;
-      if (Status opened = Open(file); !opened) {
+      Status opened = Open(file);
+      if (opened) opened = FinishWrites(file);
+      if (!opened) {
         Abort(std::move(opened));
         break;
       }
@@ -91,6 +102,30 @@ class Pipeline {
 
  private:
   const io::Tensor& TensorOf(size_t job) const { return set_.tensors[jobs_[job].tensor]; }
+
+  // Whether `file`'s bytes arrive front to back: its literals and the pieces of the jobs that
+  // go into it, in the order the writer sees them, cover [0, size) one after the other. Only
+  // then can it be streamed with direct writes.
+  bool ArrivesInOrder(size_t file) const {
+    const io::FileLayout& layout = files_[file].layout;
+    uint64_t at = 0;
+    size_t literal = 0;
+    auto skip_literals = [&] {
+      while (literal < layout.literals.size() && layout.literals[literal].offset == at) {
+        at += layout.literals[literal++].bytes.size();
+      }
+    };
+    for (size_t job = 0; job < jobs_.size(); ++job) {
+      for (const auto& [to, offset] : jobs_[job].destinations) {
+        if (to != file) continue;
+        skip_literals();
+        if (offset != at) return false;
+        at += TensorOf(job).byte_size();
+      }
+    }
+    skip_literals();
+    return literal == layout.literals.size() && at == layout.size;
+  }
 
   // Records the first failure and stops every stage: queues and pools wake their waiters.
   void Abort(Status status) {
@@ -158,13 +193,18 @@ class Pipeline {
       Piece piece{source->job, source->bytes, source->buffer, &conversions_};
       if (transform_.changes_layout(job.transform)) {
         const size_t size = source->bytes.size();
-        BufferPool::Buffer* out = outputs_.Acquire(size);
+        // At the phase of its file offset, so that a direct write goes out from this buffer.
+        const size_t head = job.destinations.empty()
+                                ? 0
+                                : job.destinations.front().second % files::DirectAppender::kPhase;
+        BufferPool::Buffer* out = outputs_.Acquire(head + size);
         if (out == nullptr) {
           conversions_.Release(source->buffer);
           if (!failed()) Abort(Fail(OutOfMemory(source->job, size)));
           break;
         }
-        Status applied = transform_.Apply(job.transform, source->bytes, out->bytes(size));
+        Status applied =
+            transform_.Apply(job.transform, source->bytes, out->bytes(head + size).subspan(head));
         ReleaseSource(*source);
         if (!applied) {
           outputs_.Release(out);
@@ -172,7 +212,7 @@ class Pipeline {
                              files_[job.destinations.front().first].path)));
           break;
         }
-        piece = {source->job, out->bytes(size), out, &outputs_};
+        piece = {source->job, out->bytes(head + size).subspan(head), out, &outputs_, true, head};
       }
       if (!written_.Push(piece)) {
         piece.pool->Release(piece.buffer);
@@ -211,23 +251,71 @@ class Pipeline {
                           files::AtomicFile::Create(out.path, {.root = options_.root}));
     auto atomic = std::make_unique<files::AtomicFile>(std::move(created));
     IOTX_RETURN_IF_ERROR(atomic->Reserve(out.layout.size));
-    for (const io::FileLayout::Literal& literal : out.layout.literals) {
-      IOTX_RETURN_IF_ERROR(atomic->WriteAt(literal.offset, literal.bytes));
+    Stream& stream = streams_[file];
+    if (stream.in_order && options_.direct_writes &&
+        options_.durability == files::Durability::kDurable) {
+      IOTX_ASSIGN_OR_RETURN(stream.direct, files::DirectAppender::Open(*atomic));
+    }
+    if (!stream.direct) {
+      for (const io::FileLayout::Literal& literal : out.layout.literals) {
+        IOTX_RETURN_IF_ERROR(atomic->WriteAt(literal.offset, literal.bytes));
+      }
     }
     open_[file] = std::move(atomic);
+    return Ok();
+  }
+
+  // A streamed file's literals from its position up to `offset` (all of them for the end).
+  Status AppendLiterals(size_t file, uint64_t offset) {
+    Stream& stream = streams_[file];
+    const std::vector<io::FileLayout::Literal>& literals = files_[file].layout.literals;
+    while (stream.literal < literals.size() && literals[stream.literal].offset < offset) {
+      const std::string& bytes = literals[stream.literal++].bytes;
+      IOTX_RETURN_IF_ERROR(stream.direct->Append(std::as_bytes(std::span(bytes))));
+    }
+    if (offset != UINT64_MAX && stream.direct->position() != offset) {
+      return Fail(ErrorCode::kInternal, "a streamed file's bytes arrived out of order at offset " +
+                                            std::to_string(offset));
+    }
+    return Ok();
+  }
+
+  Status WriteTo(size_t file, uint64_t offset, const Piece& piece, bool first) {
+    Stream& stream = streams_[file];
+    if (!stream.direct) return open_[file]->WriteAt(offset, piece.bytes);
+    IOTX_RETURN_IF_ERROR(AppendLiterals(file, offset));
+    if (first && piece.placed) {
+      IOTX_RETURN_IF_ERROR(stream.direct->AppendInPlace(
+          piece.buffer->bytes(piece.head + piece.bytes.size()), piece.head, piece.bytes.size()));
+    } else {
+      IOTX_RETURN_IF_ERROR(stream.direct->Append(piece.bytes));
+    }
+    return Ok();
+  }
+
+  // The rest of a streamed file: its last literals and the staged bytes.
+  Status FinishWrites(size_t file) {
+    Stream& stream = streams_[file];
+    if (!stream.direct) return Ok();
+    IOTX_RETURN_IF_ERROR(AppendLiterals(file, UINT64_MAX));
+    IOTX_RETURN_IF_ERROR(stream.direct->Finish());
+    stream.direct.reset();
     return Ok();
   }
 
   Status Write(const Piece& piece) {
     const PipelineJob& job = jobs_[piece.job];
     const io::Tensor& tensor = TensorOf(piece.job);
+    bool first = true;
     for (const auto& [file, offset] : job.destinations) {
       if (!open_[file]) {
         if (Status opened = Open(file); !opened) {
           return Fail(Located(std::move(opened).error(), piece.job, files_[file].path));
         }
       }
-      if (Status written = open_[file]->WriteAt(offset, piece.bytes); !written) {
+      Status written = WriteTo(file, offset, piece, first);
+      first = false;
+      if (!written) {
         // Written straight from the source mapping, a truncated source shows as EFAULT.
         if (piece.buffer == nullptr) {
           IOTX_RETURN_IF_ERROR(set_.CheckIntact(set_.source[job.tensor]));
@@ -238,7 +326,11 @@ class Pipeline {
     done_ += tensor.byte_size();
     Report(done_);
     for (const auto& [file, offset] : job.destinations) {
-      if (--pending_[file] == 0) Commit(file);
+      if (--pending_[file] != 0) continue;
+      if (Status finished = FinishWrites(file); !finished) {
+        return Fail(Located(std::move(finished).error(), piece.job, files_[file].path));
+      }
+      Commit(file);
     }
     return Ok();
   }
@@ -275,7 +367,15 @@ class Pipeline {
   const PipelineOptions& options_;
   std::vector<size_t>* committed_;
 
+  // How the writer streams a file that arrives in order.
+  struct Stream {
+    bool in_order = false;
+    std::unique_ptr<files::DirectAppender> direct;  // while open, when written directly
+    size_t literal = 0;                             // the next literal to append
+  };
+
   std::vector<std::unique_ptr<files::AtomicFile>> open_;  // the writer's, until committed
+  std::vector<Stream> streams_;                           // the writer's, per file
   std::vector<size_t> pending_;                           // per file: jobs not yet written
   std::vector<std::set<size_t>> sources_of_file_;         // per file: the source files read
   uint64_t total_ = 0;
