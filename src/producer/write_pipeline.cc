@@ -45,7 +45,8 @@ struct Piece {
   BufferPool::Buffer* buffer = nullptr;  // the buffer holding `bytes`; null: the source mapping
   BufferPool* pool = nullptr;            // where `buffer` goes back
   // An output buffer's bytes start `head` bytes into it, at the phase of the first
-  // destination's file offset (DirectAppender::AppendInPlace); false for other pieces.
+  // destination's file offset (DirectAppender::AppendInPlace), when that file may be written
+  // directly; false for other pieces.
   bool placed = false;
   size_t head = 0;
 };
@@ -127,6 +128,13 @@ class Pipeline {
     return literal == layout.literals.size() && at == layout.size;
   }
 
+  // Whether the writer streams `file` with direct I/O where its file system allows (Open
+  // asks). Also read by the kernel's thread: nothing it reads changes after construction.
+  bool WantsDirect(size_t file) const {
+    return options_.direct_writes && options_.durability == files::Durability::kDurable &&
+           streams_[file].in_order;
+  }
+
   // Records the first failure and stops every stage: queues and pools wake their waiters.
   void Abort(Status status) {
     {
@@ -193,10 +201,12 @@ class Pipeline {
       Piece piece{source->job, source->bytes, source->buffer, &conversions_};
       if (transform_.changes_layout(job.transform)) {
         const size_t size = source->bytes.size();
-        // At the phase of its file offset, so that a direct write goes out from this buffer.
-        const size_t head = job.destinations.empty()
-                                ? 0
-                                : job.destinations.front().second % files::DirectAppender::kPhase;
+        // At the phase of its file offset when it may be written directly, so that the write
+        // goes out from this buffer; elsewhere aligned, which the kernel's stores prefer.
+        const bool placed =
+            !job.destinations.empty() && WantsDirect(job.destinations.front().first);
+        const size_t head =
+            placed ? job.destinations.front().second % files::DirectAppender::kPhase : 0;
         BufferPool::Buffer* out = outputs_.Acquire(head + size);
         if (out == nullptr) {
           conversions_.Release(source->buffer);
@@ -212,7 +222,7 @@ class Pipeline {
                              files_[job.destinations.front().first].path)));
           break;
         }
-        piece = {source->job, out->bytes(head + size).subspan(head), out, &outputs_, true, head};
+        piece = {source->job, out->bytes(head + size).subspan(head), out, &outputs_, placed, head};
       }
       if (!written_.Push(piece)) {
         piece.pool->Release(piece.buffer);
@@ -252,8 +262,7 @@ class Pipeline {
     auto atomic = std::make_unique<files::AtomicFile>(std::move(created));
     IOTX_RETURN_IF_ERROR(atomic->Reserve(out.layout.size));
     Stream& stream = streams_[file];
-    if (stream.in_order && options_.direct_writes &&
-        options_.durability == files::Durability::kDurable) {
+    if (WantsDirect(file)) {
       IOTX_ASSIGN_OR_RETURN(stream.direct, files::DirectAppender::Open(*atomic));
     }
     if (!stream.direct) {
