@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """`iotx apply` on a ~1 GiB safetensors checkpoint, next to `cp` of the same files.
 
-Generates the checkpoint (bench/make_checkpoint.py) into a scratch dir, once as one file and
-once as a sharded checkpoint (--shards, default 4 shards of ~256 MiB, and its index), then
-runs for each, several times and alternately, in the same process:
+Generates the checkpoint (bench/make_checkpoint.py) into a scratch dir, once as one file,
+once as a sharded checkpoint (--shards, default 4 shards of ~256 MiB, and its index), and once
+as one file without specs (an empty io_transposes.json: apply only copies, as it does for
+most tensors of a real model), then runs for each, several times and alternately, in the same
+process:
   cp             cp of the data files into copy/          (the page cache; no fsync)
   cp+sync        the same followed by `sync` of the copies (durable, like apply's output)
   apply          iotx apply --io-transposes io_transposes.json --inputs <model> --out-dir out
@@ -30,7 +32,7 @@ own; for cp+sync, the cp part; sync's waiting is not CPU).
 
 Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench-apply]
                             [--runs 5] [--mib 1024] [--shards 4] [--settle 0]
-                            [--only single|sharded]
+                            [--only single|sharded|copy]
 """
 import argparse
 import json
@@ -93,13 +95,16 @@ def kernel_cpu(args):
     return seconds * threads, threads
 
 
-def compare(args, name, directory, shards):
-    """Runs the four jobs on one checkpoint; prints the runs and the medians."""
+def compare(args, name, directory, shards, with_specs=True):
+    """Runs the jobs on one checkpoint; prints the runs and the medians."""
     if os.path.isdir(directory):
         shutil.rmtree(directory)
     os.makedirs(directory)
     model, files, tensor_bytes = make_checkpoint.write(directory, args.mib, shards)
     specs = os.path.join(directory, "io_transposes.json")
+    if not with_specs:
+        with open(specs, "w") as f:
+            f.write("[]\n")
     copy = os.path.join(directory, "copy")
     out = os.path.join(directory, "out")
     file_bytes = sum(os.path.getsize(f) for f in files)
@@ -155,15 +160,17 @@ def compare(args, name, directory, shards):
         print(f"  {k:14s} {med[k]:.3f} s  {rate[k]:.2f} GB/s   cpu: user {user:.2f} s, "
               f"sys {system:.2f} s")
     print(f"  apply peak RSS: {max(rss) / 1024:.0f} MiB (largest tensor 64 MiB)")
-    kernel, threads = kernel_cpu(args)
+    kernel, threads = kernel_cpu(args) if with_specs else (0.0, 0)
     cpu = {k: statistics.median(u + s for u, s in CPU[k]) for k in ("apply", "apply-nosync")}
-    print(f"  kernel alone: cpu {kernel:.2f} s (iotx bench, {threads} threads)")
+    if with_specs:
+        print(f"  kernel alone: cpu {kernel:.2f} s (iotx bench, {threads} threads)")
     print(f"apply / (cp+sync) = {rate['apply'] / rate['cp+sync']:.2f} (target >= 0.9), "
           f"apply-nosync / cp = {rate['apply-nosync'] / rate['cp']:.2f} (target >= 0.5), "
           f"apply / cp = {rate['apply'] / rate['cp']:.2f}, "
           f"apply-buffered / (cp+sync) = {rate['apply-buffered'] / rate['cp+sync']:.2f}")
-    print(f"cpu / kernel's: apply {cpu['apply'] / kernel:.2f}, apply-nosync "
-          f"{cpu['apply-nosync'] / kernel:.2f} (target <= 2.5: the kernel's own plus 1.5x)")
+    if with_specs:
+        print(f"cpu / kernel's: apply {cpu['apply'] / kernel:.2f}, apply-nosync "
+              f"{cpu['apply-nosync'] / kernel:.2f} (target <= 2.5: the kernel's own plus 1.5x)")
 
 
 def main():
@@ -175,15 +182,17 @@ def main():
     parser.add_argument("--mib", type=int, default=1024)
     parser.add_argument("--shards", type=int, default=4,
                         help="shard files of the sharded checkpoint")
-    parser.add_argument("--only", choices=["single", "sharded"],
-                        help="run one of the two checkpoints only")
+    parser.add_argument("--only", choices=["single", "sharded", "copy"],
+                        help="run one of the three checkpoints only")
     parser.add_argument("--settle", type=float, default=0.0,
                         help="seconds to wait after deleting outputs and syncing")
     args = parser.parse_args()
-    if args.only != "sharded":
+    if args.only in (None, "single"):
         compare(args, "one file", os.path.join(args.dir, "single"), 0)
-    if args.only != "single":
+    if args.only in (None, "sharded"):
         compare(args, f"{args.shards} shards", os.path.join(args.dir, "sharded"), args.shards)
+    if args.only in (None, "copy"):
+        compare(args, "one file, no specs", os.path.join(args.dir, "copy"), 0, with_specs=False)
 
 
 if __name__ == "__main__":

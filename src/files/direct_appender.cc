@@ -115,6 +115,7 @@ Status DirectAppender::AppendInPlace(std::span<std::byte> room, size_t head, siz
     return Fail(ErrorCode::kInternal,
                 "DirectAppender::AppendInPlace: data not at the file's phase");
   }
+  if (size < kInPlaceMinBytes) return Append(room.subspan(head, size));
   // What is staged ends where the data begins; its whole blocks go first, the partial one
   // (less than a block, the start of the data's first block) moves in front of the data.
   IOTX_RETURN_IF_ERROR(FlushWholeBlocks());

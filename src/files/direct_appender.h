@@ -31,6 +31,9 @@ class DirectAppender {
   // The alignments Linux file systems report divide it; a file system asking for more is
   // written through the page cache.
   static constexpr size_t kPhase = 4096;
+  // AppendInPlace copies pieces smaller than this into the staging buffer like Append: many
+  // small tensors then leave in one large write instead of a synchronous write each.
+  static constexpr size_t kInPlaceMinBytes = size_t{1} << 20;
 
   // An appender writing `file` from offset 0, or null when its file system cannot do direct
   // I/O at alignments dividing kPhase. `file` must outlive the appender and get no other
@@ -48,7 +51,7 @@ class DirectAppender {
   // Appends room[head, head + size). `room` must start at a multiple of kPhase and `head` be
   // congruent to position() modulo kPhase; the bytes before `head` are overwritten with the
   // staged ones (the start of the block the data begins in), so the whole blocks go to the
-  // disk from `room` itself.
+  // disk from `room` itself (from kInPlaceMinBytes on; smaller pieces are copied).
   Status AppendInPlace(std::span<std::byte> room, size_t head, size_t size);
 
   // Writes what is still staged (the last block padded, then the file cut back to position())

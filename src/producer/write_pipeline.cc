@@ -199,12 +199,16 @@ class Pipeline {
     while (std::optional<Source> source = ready_.Pop()) {
       const PipelineJob& job = jobs_[source->job];
       Piece piece{source->job, source->bytes, source->buffer, &conversions_};
-      if (transform_.changes_layout(job.transform)) {
-        const size_t size = source->bytes.size();
-        // At the phase of its file offset when it may be written directly, so that the write
-        // goes out from this buffer; elsewhere aligned, which the kernel's stores prefer.
-        const bool placed =
-            !job.destinations.empty() && WantsDirect(job.destinations.front().first);
+      const size_t size = source->bytes.size();
+      // At the phase of its file offset when it may be written directly, so that the write
+      // goes out from the output buffer; elsewhere aligned, which the kernel's stores prefer.
+      const bool placed =
+          !job.destinations.empty() && WantsDirect(job.destinations.front().first);
+      // A large tensor written as it is goes through an output buffer too when it is written
+      // directly: copied there by the kernel's threads (overlapping the writes), not into the
+      // staging buffer by the writer between two of its writes.
+      if (transform_.changes_layout(job.transform) ||
+          (placed && size >= files::DirectAppender::kInPlaceMinBytes)) {
         const size_t head =
             placed ? job.destinations.front().second % files::DirectAppender::kPhase : 0;
         BufferPool::Buffer* out = outputs_.Acquire(head + size);

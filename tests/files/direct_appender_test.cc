@@ -96,9 +96,11 @@ TEST_F(DirectAppenderTest, TurnsDirectWritesOnAndReportsAnAlignment) {
 
 TEST_F(DirectAppenderTest, CopiedAndPlacedPiecesOfEverySizeInOrder) {
   std::mt19937_64 rng(41);
-  // Sizes around the alignments (a header, tensors that end mid-block, empty tensors) and
-  // pieces that cross blocks and the staging buffer's size.
-  const size_t sizes[] = {0, 1, 7, 511, 512, 513, 4095, 4096, 4097, 9728, 65537, 1 << 20};
+  // Sizes around the alignments (a header, tensors that end mid-block, empty tensors), pieces
+  // that cross blocks, and placed pieces large enough to be written from their room.
+  constexpr size_t kLarge = DirectAppender::kInPlaceMinBytes;
+  const size_t sizes[] = {0,    1,    7,     511,    512,    513,        4095,      4096,
+                          4097, 9728, 65537, kLarge, kLarge, kLarge + 7, 3 * kLarge};
   for (int step = 0; step < 60; ++step) {
     const size_t size = sizes[rng() % std::size(sizes)] + (rng() % 3 == 0 ? rng() % 3000 : 0);
     const std::string bytes = RandomText(rng, size);

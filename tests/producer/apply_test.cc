@@ -22,9 +22,11 @@ class ApplyTest : public ::testing::Test {
   void SetUp() override {
     if (!PythonHasNumpy()) GTEST_SKIP() << "python3 with numpy is not available";
   }
-  void MakeCheckpoint(const std::string& format, int seed, int protocol = 4) {
-    ProcessResult r = RunCheck({"checkpoint", in_, "--seed", std::to_string(seed), "--format",
-                                format, "--protocol", std::to_string(protocol)});
+  void MakeCheckpoint(const std::string& format, int seed, int protocol = 4, bool large = false) {
+    std::vector<std::string> args = {"checkpoint", in_,    "--seed",     std::to_string(seed),
+                                     "--format",   format, "--protocol", std::to_string(protocol)};
+    if (large) args.push_back("--large");
+    ProcessResult r = RunCheck(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   ProcessResult Apply(const std::vector<std::string>& inputs,
@@ -101,9 +103,10 @@ TEST_F(ApplyTest, SafetensorsInAndOutKeepDTypeNamesAndMetadata) {
 
 // Durable outputs go to the disk with direct I/O where the file system has it, through the
 // page cache with --buffered-writes; --no-sync always takes the page cache. Tensors whose
-// sizes end mid-block, a header of any length, several files: every way agrees with numpy.
+// sizes end mid-block, large ones with and without a spec, a header of any length, several
+// files: every way agrees with numpy.
 TEST_F(ApplyTest, DirectBufferedAndUnsyncedWritesAllMatchNumpy) {
-  MakeCheckpoint("safetensors", 7);
+  MakeCheckpoint("safetensors", 7, 4, /*large=*/true);
   for (const std::string format : {"safetensors", "npy"}) {
     for (const std::string way : {"", "--buffered-writes", "--no-sync"}) {
       SCOPED_TRACE(format + " " + way);

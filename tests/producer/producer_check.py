@@ -369,6 +369,15 @@ def cmd_checkpoint(args):
         if i % 4 != 3:
             r, t = random_spec(rng, shape)
             specs.append({"input_name": name, "reshape": r, "transpose": t})
+    if args.large:
+        # Megabytes each, sizes no multiple of a disk block: the writer's direct path writes
+        # these from the kernel's buffers (with and without a spec), the small ones via staging.
+        for name, shape, dtype, perm in (("model.large.copied", [1025, 1023], "<f2", None),
+                                         ("model.large.moved", [1001, 1027], "<f4", [1, 0]),
+                                         ("model.large.bytes", [3, 700001], "|i1", [1, 0])):
+            tensors[name] = random_array(rng, shape, dtype)
+            if perm:
+                specs.append({"input_name": name, "reshape": shape, "transpose": perm})
     with open(os.path.join(args.dir, "io_transposes.json"), "w") as f:
         json.dump(specs, f)
     if args.format == "safetensors":
@@ -482,6 +491,7 @@ def main():
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--format", default="safetensors")
     s.add_argument("--protocol", type=int, default=pickle.DEFAULT_PROTOCOL)
+    s.add_argument("--large", action="store_true", help="add three tensors of megabytes")
     s = sub.add_parser("check-apply")
     s.add_argument("dir")
     s.add_argument("out")
