@@ -215,6 +215,34 @@ Status AtomicFile::WriteAt(uint64_t offset, std::string_view bytes) {
   return WriteAt(offset, std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
 }
 
+Status AtomicFile::CopyAt(uint64_t offset, const MappedFile& source,
+                          std::span<const std::byte> bytes) {
+  if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::CopyAt on a spent file");
+  if (mapped_) return Fail(ErrorCode::kInternal, "AtomicFile::CopyAt after Map()");
+  const std::span<const std::byte> all = source.bytes();
+  if (bytes.data() < all.data() || bytes.data() + bytes.size() > all.data() + all.size()) {
+    return Fail(ErrorCode::kInternal, "AtomicFile::CopyAt: the bytes are not in the mapping");
+  }
+  written_ = true;
+  const int from = source.OpenSameFile();
+  if (from >= 0) {
+    auto in = static_cast<off_t>(bytes.data() - all.data());
+    auto out = static_cast<off_t>(offset);
+    while (!bytes.empty()) {
+      const ssize_t n =
+          copy_file_range(from, &in, fd_, &out, std::min(bytes.size(), kMaxWriteChunk), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the kernel cannot (EXDEV, EOPNOTSUPP, ...) or the source shrank
+      bytes = bytes.subspan(static_cast<size_t>(n));
+      offset += static_cast<uint64_t>(n);
+    }
+    close(from);
+  }
+  // What the kernel did not copy comes from the mapping, whose guard turns a shrunk source
+  // into zeros and a failed CheckIntact.
+  return WriteAt(offset, bytes);
+}
+
 Expected<std::span<std::byte>> AtomicFile::Map(uint64_t size) {
   if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::Map on a spent file");
   if (mapped_ || written_) {

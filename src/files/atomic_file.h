@@ -17,6 +17,7 @@
 #include <span>
 #include <string_view>
 
+#include "files/mapped_file.h"
 #include "iotx/status.h"
 
 namespace iotx::files {
@@ -67,6 +68,13 @@ class AtomicFile {
   // Writes `bytes` at `offset` (pwrite), inside the reserved size. Not after Map().
   Status WriteAt(uint64_t offset, std::span<const std::byte> bytes);
   Status WriteAt(uint64_t offset, std::string_view bytes);
+
+  // Writes `bytes`, a part of `source`'s mapping, at `offset`, copied from file to file inside
+  // the kernel (copy_file_range, as cp copies): the bytes never pass through user memory, and
+  // a file system that shares extents may not copy them at all. Where the kernel cannot copy
+  // between the two files (another file system, a source replaced since it was mapped), they
+  // are written from the mapping as WriteAt does. Not after Map().
+  Status CopyAt(uint64_t offset, const MappedFile& source, std::span<const std::byte> bytes);
 
   // Sizes the file to exactly `size` bytes and maps all of it writable (an empty span for 0).
   // The disk space is reserved here, so a full disk is an error now and never a SIGBUS while

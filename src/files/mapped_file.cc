@@ -62,6 +62,21 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr) munmap(const_cast<std::byte*>(data_), size_);
 }
 
+int MappedFile::OpenSameFile() const noexcept {
+  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) == 0) {
+    const Identity now = IdentityOf(st);
+    if (now.device == identity_.device && now.inode == identity_.inode &&
+        now.size == identity_.size && now.mtime_ns == identity_.mtime_ns) {
+      return fd;
+    }
+  }
+  close(fd);
+  return -1;
+}
+
 Status MappedFile::CheckIntact() const {
   if (MappingDamaged(guard_)) {
     return Fail(Error(ErrorCode::kIoRead,

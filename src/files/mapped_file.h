@@ -38,6 +38,11 @@ class MappedFile {
   // Thread-safe.
   Status CheckIntact() const;
 
+  // A new read-only descriptor (the caller closes it) of the file at path() when that is still
+  // the file mapped, unchanged (device, inode, size, modification time); -1 otherwise. For
+  // copies the kernel makes from file to file (AtomicFile::CopyAt).
+  int OpenSameFile() const noexcept;
+
   // What identifies the file's content when it was mapped.
   struct Identity {
     uint64_t device = 0, inode = 0, size = 0;

@@ -30,6 +30,10 @@ constexpr size_t kReadAhead = 1;
 constexpr size_t kWriteQueue = kOutputBuffers;
 // Finished files whose commit (fsync, rename) may wait at a time; each holds a descriptor.
 constexpr size_t kQueuedCommits = 4;
+// A tensor written as it is into a file written through the page cache is copied from file
+// to file by the kernel (copy_file_range) from this size on; below it, opening the source
+// again costs more than writing from its mapping.
+constexpr uint64_t kFileCopyMinBytes = uint64_t{1} << 20;
 
 // A job's source in C order, ready for the kernel.
 struct Source {
@@ -135,6 +139,21 @@ class Pipeline {
            streams_[file].in_order;
   }
 
+  // Whether the job's bytes go from its source file into each of its files by the kernel
+  // (AtomicFile::CopyAt, as cp copies): a large tensor written as it is, into files written
+  // through the page cache. Its source is then never read through the mapping.
+  bool CopiedFileToFile(size_t job) const {
+    const io::Tensor& tensor = TensorOf(job);
+    if (transform_.changes_layout(jobs_[job].transform) || !tensor.is_c_order() ||
+        tensor.byte_size() < kFileCopyMinBytes) {
+      return false;
+    }
+    for (const auto& [file, offset] : jobs_[job].destinations) {
+      if (WantsDirect(file)) return false;
+    }
+    return true;
+  }
+
   // Records the first failure and stops every stage: queues and pools wake their waiters.
   void Abort(Status status) {
     {
@@ -183,7 +202,7 @@ class Pipeline {
           Abort(Fail(Located(std::move(converted).error(), job, tensor.file)));
           break;
         }
-      } else {
+      } else if (!CopiedFileToFile(job)) {
         files::WillRead(source.bytes);
       }
       if (!ready_.Push(source)) {
@@ -202,8 +221,7 @@ class Pipeline {
       const size_t size = source->bytes.size();
       // At the phase of its file offset when it may be written directly, so that the write
       // goes out from the output buffer; elsewhere aligned, which the kernel's stores prefer.
-      const bool placed =
-          !job.destinations.empty() && WantsDirect(job.destinations.front().first);
+      const bool placed = !job.destinations.empty() && WantsDirect(job.destinations.front().first);
       // A large tensor written as it is goes through an output buffer too when it is written
       // directly: copied there by the kernel's threads (overlapping the writes), not into the
       // staging buffer by the writer between two of its writes.
@@ -295,7 +313,13 @@ class Pipeline {
 
   Status WriteTo(size_t file, uint64_t offset, const Piece& piece, bool first) {
     Stream& stream = streams_[file];
-    if (!stream.direct) return open_[file]->WriteAt(offset, piece.bytes);
+    if (!stream.direct) {
+      if (piece.buffer == nullptr && CopiedFileToFile(piece.job)) {
+        const files::MappedFile& source = *set_.files[set_.source[jobs_[piece.job].tensor]].mapping;
+        return open_[file]->CopyAt(offset, source, piece.bytes);
+      }
+      return open_[file]->WriteAt(offset, piece.bytes);
+    }
     IOTX_RETURN_IF_ERROR(AppendLiterals(file, offset));
     if (first && piece.placed) {
       IOTX_RETURN_IF_ERROR(stream.direct->AppendInPlace(

@@ -8,9 +8,11 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "files/mapped_file.h"
 #include "support/process.h"
 #include "support/reference_transpose.h"
 #include "support/temp_dir.h"
@@ -249,6 +251,64 @@ TEST(AtomicFileRootTest, RefusesDotDotOutOfTheRoot) {
       WriteFileAtomically(root / "sub/../../x", std::string_view("x"), {.root = root / "sub"});
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().code, ErrorCode::kPathUnsafe);
+}
+
+// CopyAt against the bytes themselves: the kernel's file-to-file copy when the mapped file is
+// still at its path, the mapping when it is not; both leave the same file.
+class AtomicFileCopyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    source_text_ = std::string(3 << 20, '\0');
+    for (size_t i = 0; i < source_text_.size(); ++i) {
+      source_text_[i] = static_cast<char>(i * 2654435761u >> 13);
+    }
+    WriteFile(dir_ / "source.bin", source_text_);
+    auto mapped = MappedFile::Open(dir_ / "source.bin");
+    ASSERT_TRUE(mapped) << mapped.error().ToString();
+    source_ = *mapped;
+  }
+
+  // A 2 MiB + 3 file: a 5-byte header, then source bytes [1001, 1001 + 2 MiB - 2).
+  std::string CopyIntoNewFile() {
+    auto file = AtomicFile::Create(dir_ / "out.bin");
+    EXPECT_TRUE(file) << file.error().ToString();
+    const size_t size = (2 << 20) + 3;
+    EXPECT_TRUE(file->Reserve(size));
+    EXPECT_TRUE(file->WriteAt(0, std::string_view("head:")));
+    Status copied = file->CopyAt(5, *source_, source_->bytes().subspan(1001, size - 5));
+    EXPECT_TRUE(copied) << copied.error().ToString();
+    EXPECT_TRUE(file->Commit());
+    return ReadFile(dir_ / "out.bin");
+  }
+  std::string Expected() const { return "head:" + source_text_.substr(1001, (2 << 20) - 2); }
+
+  TempDir dir_;
+  std::string source_text_;
+  std::shared_ptr<const MappedFile> source_;
+};
+
+TEST_F(AtomicFileCopyTest, CopiesFromFileToFile) {
+  const int fd = source_->OpenSameFile();
+  EXPECT_GE(fd, 0) << "the mapped file is still at its path";
+  if (fd >= 0) close(fd);
+  EXPECT_TRUE(CopyIntoNewFile() == Expected());
+}
+
+TEST_F(AtomicFileCopyTest, CopiesFromTheMappingOnceThePathHoldsAnotherFile) {
+  fs::rename(dir_ / "source.bin", dir_ / "moved.bin");
+  WriteFile(dir_ / "source.bin", std::string(source_text_.size(), 'x'));
+  EXPECT_EQ(source_->OpenSameFile(), -1) << "another file is at the path now";
+  EXPECT_TRUE(CopyIntoNewFile() == Expected()) << "the bytes of the file that was mapped";
+}
+
+TEST_F(AtomicFileCopyTest, RefusesBytesOutsideTheMapping) {
+  auto file = AtomicFile::Create(dir_ / "out.bin");
+  ASSERT_TRUE(file);
+  ASSERT_TRUE(file->Reserve(16));
+  const std::string elsewhere(16, 'y');
+  Status refused = file->CopyAt(0, *source_, std::as_bytes(std::span(elsewhere)));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kInternal);
 }
 
 }  // namespace
