@@ -1,7 +1,7 @@
 #include "files/direct_appender.h"
 
-// <linux/stat.h>, not <sys/stat.h>: glibc 2.36's struct statx lacks the direct I/O fields.
 #include <fcntl.h>
+// <linux/stat.h>, not <sys/stat.h>: glibc 2.36's struct statx lacks the direct I/O fields.
 #include <linux/stat.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -29,9 +29,12 @@ constexpr size_t kStagingBytes = size_t{8} << 20;
 size_t DirectAlignment(int fd) {
   struct statx stx = {};
   if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) != 0) return 0;
-  if ((stx.stx_mask & STATX_DIOALIGN) == 0) return 0;
+  // Zero alignments: the file system answered, but does not do direct I/O on this file.
+  if ((stx.stx_mask & STATX_DIOALIGN) == 0 || stx.stx_dio_mem_align == 0 ||
+      stx.stx_dio_offset_align == 0) {
+    return 0;
+  }
   const size_t align = std::max<size_t>(stx.stx_dio_mem_align, stx.stx_dio_offset_align);
-  if (stx.stx_dio_mem_align == 0 || stx.stx_dio_offset_align == 0) return 0;
   if (!std::has_single_bit(align) || align > DirectAppender::kPhase) return 0;
   return align;
 }

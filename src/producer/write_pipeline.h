@@ -10,13 +10,14 @@
 //   commit thread    finishes each file whose pieces are all written: checks that its
 //                    sources did not change while read, fsync, rename, fsync of the directory
 //
-// A durable file whose bytes arrive front to back (every file apply and materialize write) is
-// written with O_DIRECT where its file system can (files::DirectAppender): the kernel permutes
-// each tensor into its output buffer at the phase of its file offset (a large tensor without
-// a spec is copied there), and the whole blocks go from that buffer to the disk, without a
-// copy into the page cache that the fsync would then have to wait for. Other files are
-// written through the page cache: with pwrite(), and a large tensor written as it is copied
-// from its source file by the kernel (AtomicFile::CopyAt, copy_file_range, as cp copies).
+// A durable file of 8 MiB or more whose bytes arrive front to back (every file apply and
+// materialize write) is written with O_DIRECT where its file system can
+// (files::DirectAppender): the kernel permutes each tensor into its output buffer at the
+// phase of its file offset (a large tensor without a spec is copied there), and the whole
+// blocks go from that buffer to the disk, without a copy into the page cache that the fsync
+// would then have to wait for. Other files are written through the page cache: with pwrite(),
+// and a large tensor written as it is copied from its source file by the kernel
+// (AtomicFile::CopyAt, copy_file_range, as cp copies).
 //
 // There, the writeback is left to the kernel and the commit's fsync, as `cp` + `sync` leaves it:
 // starting each piece's writeback as soon as it was written (sync_file_range) made the durable

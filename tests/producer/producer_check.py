@@ -370,10 +370,11 @@ def cmd_checkpoint(args):
             r, t = random_spec(rng, shape)
             specs.append({"input_name": name, "reshape": r, "transpose": t})
     if args.large:
-        # Megabytes each, sizes no multiple of a disk block: the writer's direct path writes
-        # these from the kernel's buffers (with and without a spec), the small ones via staging.
-        for name, shape, dtype, perm in (("model.large.copied", [1025, 1023], "<f2", None),
-                                         ("model.large.moved", [1001, 1027], "<f4", [1, 0]),
+        # Megabytes each, sizes no multiple of a disk block: files of 8 MiB or more are written
+        # directly, these tensors from the kernel's buffers (with and without a spec), the
+        # small ones via staging; .npy files of the first two are 8 MiB too.
+        for name, shape, dtype, perm in (("model.large.copied", [2049, 2051], "<f2", None),
+                                         ("model.large.moved", [1001, 2099], "<f4", [1, 0]),
                                          ("model.large.bytes", [3, 700001], "|i1", [1, 0])):
             tensors[name] = random_array(rng, shape, dtype)
             if perm:
