@@ -55,20 +55,6 @@ Status CheckRoot(const std::filesystem::path& path, const std::filesystem::path&
   return Ok();
 }
 
-Status SyncDirectory(const std::filesystem::path& dir, const std::filesystem::path& file) {
-  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0 || fsync(dir_fd) != 0) {
-    int errnum = errno;
-    if (dir_fd >= 0) close(dir_fd);
-    return Fail(SystemError(ErrorCode::kIoWrite,
-                            "file renamed into place, but syncing directory '" + dir.string() +
-                                "' failed",
-                            file, errnum));
-  }
-  close(dir_fd);
-  return Ok();
-}
-
 }  // namespace
 
 Expected<AtomicFile> AtomicFile::Create(const std::filesystem::path& path,
@@ -274,9 +260,24 @@ Expected<std::span<std::byte>> AtomicFile::Map(uint64_t size) {
   return std::span<std::byte>(map_, map_size_);
 }
 
+Status SyncDirectory(const std::filesystem::path& dir, const std::filesystem::path& renamed) {
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0 || fsync(dir_fd) != 0) {
+    int errnum = errno;
+    if (dir_fd >= 0) close(dir_fd);
+    return Fail(SystemError(ErrorCode::kIoWrite,
+                            std::string(renamed.empty() ? "files" : "file") +
+                                " renamed into place, but syncing directory '" + dir.string() +
+                                "' failed",
+                            renamed.empty() ? dir : renamed, errnum));
+  }
+  close(dir_fd);
+  return Ok();
+}
+
 Status AtomicFile::Commit(Durability durability) {
   if (fd_ < 0) return Fail(ErrorCode::kInternal, "AtomicFile::Commit on a spent file");
-  const bool durable = durability == Durability::kDurable;
+  const bool durable = durability != Durability::kNoSync;  // the file's data, at least
   // Linux keeps a shared mapping's dirty pages in the page cache, so fsync below writes them.
   if (map_ != nullptr) munmap(map_, map_size_);
   map_ = nullptr;
@@ -300,7 +301,7 @@ Status AtomicFile::Commit(Durability durability) {
                             "cannot rename '" + temp_path_.string() + "' into place", path_,
                             errnum));
   }
-  if (!durable) return Ok();
+  if (durability != Durability::kDurable) return Ok();
   std::filesystem::path dir = path_.parent_path().empty() ? "." : path_.parent_path();
   return SyncDirectory(dir, path_);
 }

@@ -27,6 +27,11 @@ enum class Durability {
   // fsync of the file before the rename and of the directory after it: the file survives a
   // crash of the machine, not only of the process.
   kDurable,
+  // fsync of the file before the rename; the directory's fsync is left to the caller, who
+  // renames many files into a few directories and syncs each directory once after them
+  // (SyncDirectory). The file is complete under its name after a crash, but the name itself
+  // may be lost until the directory is synced.
+  kDurableExceptDirectory,
   // Renamed into place without waiting for the disk: complete for every process from the
   // moment it appears, written back by the kernel later (what `cp` leaves behind).
   kNoSync,
@@ -83,7 +88,7 @@ class AtomicFile {
   Expected<std::span<std::byte>> Map(uint64_t size);
 
   // Flushes the data to disk, renames the file over the final path and syncs the directory
-  // (kNoSync: only the rename). On failure the temporary file is removed and the final path
+  // (kDurableExceptDirectory: not the directory; kNoSync: only the rename). On failure the temporary file is removed and the final path
   // left as it was (unless the rename already happened: then only the directory sync failed
   // and the error says so). The object is spent either way.
   Status Commit(Durability durability = Durability::kDurable);
@@ -113,6 +118,11 @@ class AtomicFile {
   uint64_t reserved_ = 0;
   bool has_reserved_ = false;
 };
+
+// fsync of the directory `dir`, making the renames into it durable. kIoWrite on failure,
+// naming `renamed` (the file renamed into it; `dir` when empty): "... renamed into place, but
+// syncing directory '<dir>' failed: <reason>".
+Status SyncDirectory(const std::filesystem::path& dir, const std::filesystem::path& renamed = {});
 
 // Writes `bytes` to `path` atomically (see AtomicFile). Errors are kIoWrite with the path and
 // the system's reason ("No space left on device"), or those of AtomicFile::Create.

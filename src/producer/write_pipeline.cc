@@ -106,6 +106,10 @@ class Pipeline {
     reader.join();
     writer.join();
     if (Status drained = commits_.Drain(); !drained) Abort(std::move(drained));
+    // The renames of the files committed, failure or not, made durable: each directory once.
+    for (const std::filesystem::path& dir : renamed_into_) {
+      if (Status synced = files::SyncDirectory(dir); !synced) Abort(std::move(synced));
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     return failure_;
   }
@@ -387,13 +391,21 @@ class Pipeline {
           return intact;
         }
       }
-      Status done = atomic->Commit(options_.durability);
+      // Durable: the file's fsync here, its directory's once after the last file (Run), not
+      // after each of them.
+      const bool durable = options_.durability == files::Durability::kDurable;
+      Status done = atomic->Commit(durable ? files::Durability::kDurableExceptDirectory
+                                           : options_.durability);
       if (!done) {
         Abort(done);
         return done;
       }
       std::lock_guard<std::mutex> lock(mutex_);
       if (committed_ != nullptr) committed_->push_back(file);
+      if (durable) {
+        const std::filesystem::path& path = files_[file].path;
+        renamed_into_.insert(path.parent_path().empty() ? "." : path.parent_path());
+      }
       return Ok();
     });
   }
@@ -430,6 +442,7 @@ class Pipeline {
 
   std::mutex mutex_;
   Status failure_;
+  std::set<std::filesystem::path> renamed_into_;  // directories of durable commits (mutex_)
   std::atomic<bool> failed_{false};
   // Last: destroyed (and drained) first, while everything its jobs use is alive.
   files::BackgroundFlush commits_{kQueuedCommits};

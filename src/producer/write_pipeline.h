@@ -8,7 +8,9 @@
 //   writer thread    writes each tensor to its places in the output files (a tensor
 //                    without a spec straight from its source) and releases the pages
 //   commit thread    finishes each file whose pieces are all written: checks that its
-//                    sources did not change while read, fsync, rename, fsync of the directory
+//                    sources did not change while read, fsync, rename; each directory is
+//                    synced once after the last commit (its renames made durable), not once
+//                    per file
 //
 // A durable file of 8 MiB or more whose bytes arrive front to back (every file apply and
 // materialize write) is written with O_DIRECT where its file system can

@@ -253,6 +253,31 @@ TEST(AtomicFileRootTest, RefusesDotDotOutOfTheRoot) {
   EXPECT_EQ(status.error().code, ErrorCode::kPathUnsafe);
 }
 
+TEST(AtomicFileTest, DurableExceptDirectoryRenamesAndLeavesTheDirectoryToTheCaller) {
+  TempDir dir;
+  for (const char* name : {"a.bin", "b.bin"}) {
+    auto file = AtomicFile::Create(dir / name);
+    ASSERT_TRUE(file) << file.error().ToString();
+    ASSERT_TRUE(file->Write(std::string_view(name)));
+    ASSERT_TRUE(file->Commit(Durability::kDurableExceptDirectory));
+    EXPECT_EQ(ReadFile(dir / name), name);
+  }
+  EXPECT_EQ(DirEntries(dir.path()), (std::vector<std::string>{"a.bin", "b.bin"}));
+  EXPECT_TRUE(SyncDirectory(dir.path()));
+}
+
+TEST(AtomicFileTest, SyncDirectoryNamesWhatFailed) {
+  TempDir dir;
+  Status missing = SyncDirectory(dir / "missing");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::kIoWrite);
+  EXPECT_THAT(missing.error().ToString(), HasSubstr("syncing directory"));
+  EXPECT_THAT(missing.error().ToString(), HasSubstr(dir / "missing"));
+  Status named = SyncDirectory(dir / "missing", dir / "missing/out.bin");
+  ASSERT_FALSE(named);
+  EXPECT_THAT(named.error().ToString(), HasSubstr("out.bin"));
+}
+
 // CopyAt against the bytes themselves: the kernel's file-to-file copy when the mapped file is
 // still at its path, the mapping when it is not; both leave the same file.
 class AtomicFileCopyTest : public ::testing::Test {
