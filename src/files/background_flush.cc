@@ -12,8 +12,10 @@
 
 namespace iotx::files {
 
-BackgroundFlush::BackgroundFlush(size_t max_queued)
-    : max_queued_(max_queued == 0 ? 1 : max_queued), thread_([this] { Run(); }) {}
+BackgroundFlush::BackgroundFlush(size_t max_queued, size_t threads)
+    : max_queued_(max_queued == 0 ? 1 : max_queued) {
+  for (size_t i = 0; i < (threads == 0 ? 1 : threads); ++i) threads_.emplace_back([this] { Run(); });
+}
 
 BackgroundFlush::~BackgroundFlush() {
   {
@@ -21,7 +23,7 @@ BackgroundFlush::~BackgroundFlush() {
     stopping_ = true;
   }
   changed_.notify_all();
-  thread_.join();
+  for (std::thread& thread : threads_) thread.join();
 }
 
 void BackgroundFlush::Post(std::function<Status()> job) {
@@ -35,7 +37,7 @@ void BackgroundFlush::Post(std::function<Status()> job) {
 
 Status BackgroundFlush::Drain() {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  changed_.wait(lock, [this] { return queue_.empty() && busy_ == 0; });
   return first_failure_;
 }
 
@@ -70,11 +72,11 @@ void BackgroundFlush::Run() {
       changed_.notify_all();
       continue;
     }
-    busy_ = true;
+    ++busy_;
     lock.unlock();
     Status status = RunJob(job);
     lock.lock();
-    busy_ = false;
+    --busy_;
     if (!status && first_failure_) first_failure_ = std::move(status);
     changed_.notify_all();
   }

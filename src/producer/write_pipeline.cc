@@ -30,6 +30,11 @@ constexpr size_t kReadAhead = 1;
 constexpr size_t kWriteQueue = kOutputBuffers;
 // Finished files whose commit (fsync, rename) may wait at a time; each holds a descriptor.
 constexpr size_t kQueuedCommits = 4;
+// Every queued commit may run at once: a file system commits its journal for all the fsyncs
+// waiting at the time, so concurrent fsyncs of small files share the disk's flushes. 1500
+// .npy outputs of 32 KiB, three alternating rounds: 1.41-1.58 s with one commit thread,
+// 0.96-1.12 s with two, 0.85-1.27 s with four, 1.24-1.28 s with eight.
+constexpr size_t kCommitThreads = kQueuedCommits;
 // Durable files of at least this size are written directly (files::DirectAppender). A smaller
 // one is one staging write anyway, and the appender's fixed costs (its staging buffer, the
 // wait for the disk on the writer's thread) outweigh the copy it saves: 1500 .npy files of 32
@@ -445,7 +450,7 @@ class Pipeline {
   std::set<std::filesystem::path> renamed_into_;  // directories of durable commits (mutex_)
   std::atomic<bool> failed_{false};
   // Last: destroyed (and drained) first, while everything its jobs use is alive.
-  files::BackgroundFlush commits_{kQueuedCommits};
+  files::BackgroundFlush commits_{kQueuedCommits, kCommitThreads};
 };
 
 }  // namespace

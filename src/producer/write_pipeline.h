@@ -7,7 +7,7 @@
 //   calling thread   DeviceTransform::Apply into a reusable buffer (oneTBB, every core)
 //   writer thread    writes each tensor to its places in the output files (a tensor
 //                    without a spec straight from its source) and releases the pages
-//   commit thread    finishes each file whose pieces are all written: checks that its
+//   commit threads   finish each file whose pieces are all written: checks that its
 //                    sources did not change while read, fsync, rename; each directory is
 //                    synced once after the last commit (its renames made durable), not once
 //                    per file

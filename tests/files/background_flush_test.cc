@@ -1,5 +1,5 @@
-// BackgroundFlush: jobs run in order on another thread, the first failure is kept and stops
-// the rest, Post waits when the queue is full.
+// BackgroundFlush: jobs run in order on another thread (at once on several), the first failure
+// is kept and stops the rest, Post waits when the queue is full.
 #include "files/background_flush.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +95,33 @@ TEST(BackgroundFlushTest, DestructionWaitsForQueuedJobs) {
     }
   }
   EXPECT_EQ(ran, 4);
+}
+
+// With three threads, three jobs run at once: each waits until all three have started, which
+// one thread (or two) could never let happen; Drain waits for the last of them.
+TEST(BackgroundFlushTest, SeveralThreadsRunJobsAtOnce) {
+  std::atomic<int> started{0};
+  std::atomic<int> finished{0};
+  std::atomic<bool> all_met{true};
+  BackgroundFlush flush(3, 3);
+  for (int i = 0; i < 3; ++i) {
+    flush.Post([&]() -> Status {
+      ++started;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started < 3) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          all_met = false;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      ++finished;
+      return Ok();
+    });
+  }
+  EXPECT_TRUE(flush.Drain());
+  EXPECT_EQ(finished, 3);
+  EXPECT_TRUE(all_met) << "the three jobs never ran at the same time";
 }
 
 }  // namespace
