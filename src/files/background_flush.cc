@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <exception>
 #include <new>
@@ -14,10 +15,21 @@ namespace iotx::files {
 
 BackgroundFlush::BackgroundFlush(size_t max_queued, size_t threads)
     : max_queued_(max_queued == 0 ? 1 : max_queued) {
-  for (size_t i = 0; i < (threads == 0 ? 1 : threads); ++i) threads_.emplace_back([this] { Run(); });
+  try {
+    for (size_t i = 0; i < std::max<size_t>(threads, 1); ++i) {
+      threads_.emplace_back([this] { Run(); });
+    }
+  } catch (...) {
+    // A thread could not start: the ones that did are joined before the members go (a
+    // joinable std::thread destroyed ends the process).
+    StopAndJoin();
+    throw;
+  }
 }
 
-BackgroundFlush::~BackgroundFlush() {
+BackgroundFlush::~BackgroundFlush() { StopAndJoin(); }
+
+void BackgroundFlush::StopAndJoin() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;

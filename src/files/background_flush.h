@@ -37,6 +37,8 @@ class BackgroundFlush {
 
  private:
   void Run();
+  // Lets the threads finish the queued jobs and joins them.
+  void StopAndJoin() noexcept;
 
   std::mutex mutex_;
   std::condition_variable changed_;
