@@ -191,6 +191,8 @@ Status AtomicFile::WriteAt(uint64_t offset, std::span<const std::byte> bytes) {
       if (errno == EINTR) continue;
       return Fail(WriteError("cannot write temporary file", errno));
     }
+    // No progress and no error would loop for ever.
+    if (n == 0) return Fail(WriteError("cannot write temporary file", EIO));
     bytes = bytes.subspan(static_cast<size_t>(n));
     offset += static_cast<uint64_t>(n);
   }

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <string>
 
-#include "files/linux_limits.h"
 #include "files/system_error.h"
 
 namespace iotx::files {
@@ -68,33 +67,10 @@ Expected<std::unique_ptr<DirectAppender>> DirectAppender::Open(AtomicFile& file)
   return appender;
 }
 
-Status DirectAppender::WriteAligned(const std::byte* bytes, size_t size, uint64_t offset) {
-  while (size > 0) {
-    const ssize_t n = pwrite(file_.descriptor(), bytes, std::min(size, kMaxWriteChunk),
-                             static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Fail(SystemError(ErrorCode::kIoWrite,
-                              "cannot write " + std::to_string(size) + " bytes at offset " +
-                                  std::to_string(offset) + " of temporary file '" +
-                                  file_.temp_path().string() + "' (direct I/O)",
-                              file_.path(), errno));
-    }
-    if (n == 0) {
-      return Fail(SystemError(ErrorCode::kIoWrite, "the disk took no bytes of a direct write",
-                              file_.path(), EIO));
-    }
-    bytes += n;
-    size -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
-  return Ok();
-}
-
 Status DirectAppender::FlushWholeBlocks() {
   const size_t whole = staged_ / align_ * align_;
   if (whole == 0) return Ok();
-  IOTX_RETURN_IF_ERROR(WriteAligned(staging_, whole, position_ - staged_));
+  IOTX_RETURN_IF_ERROR(file_.WriteAt(position_ - staged_, {staging_, whole}));
   std::memmove(staging_, staging_ + whole, staged_ - whole);
   staged_ -= whole;
   return Ok();
@@ -128,7 +104,7 @@ Status DirectAppender::AppendInPlace(std::span<std::byte> room, size_t head, siz
   staged_ = 0;
   const size_t span = lead + size;
   const size_t whole = span / align_ * align_;
-  IOTX_RETURN_IF_ERROR(WriteAligned(start, whole, position_ - lead));
+  IOTX_RETURN_IF_ERROR(file_.WriteAt(position_ - lead, {start, whole}));
   std::memcpy(staging_, start + whole, span - whole);
   staged_ = span - whole;
   position_ += size;
@@ -142,7 +118,7 @@ Status DirectAppender::Finish() {
     // The last partial block goes out padded with zeros; the size is then cut back.
     const size_t padded = (staged_ + align_ - 1) / align_ * align_;
     std::memset(staging_ + staged_, 0, padded - staged_);
-    IOTX_RETURN_IF_ERROR(WriteAligned(staging_, padded, position_ - staged_));
+    IOTX_RETURN_IF_ERROR(file_.WriteAt(position_ - staged_, {staging_, padded}));
     if (ftruncate(fd, static_cast<off_t>(position_)) != 0) {
       return Fail(SystemError(ErrorCode::kIoWrite,
                               "cannot size temporary file '" + file_.temp_path().string() + "'",

@@ -67,8 +67,6 @@ class DirectAppender {
   DirectAppender(AtomicFile& file, size_t align, std::byte* staging);
   // Writes staging_[0, whole blocks of staged_) and keeps the rest at its front.
   Status FlushWholeBlocks();
-  // pwrite of `bytes` (aligned) at `offset`, in pieces of at most kMaxWriteChunk.
-  Status WriteAligned(const std::byte* bytes, size_t size, uint64_t offset);
 
   AtomicFile& file_;
   size_t align_;
