@@ -87,8 +87,11 @@ class Pipeline {
         sources_of_file_[file].insert(set.source[job.tensor]);
       }
     }
+    const std::vector<bool> in_order = ArriveInOrder();
     for (size_t file = 0; file < files.size(); ++file) {
-      streams_[file].in_order = ArrivesInOrder(file);
+      streams_[file].wants_direct =
+          options.direct_writes && options.durability == files::Durability::kDurable &&
+          files[file].layout.size >= kDirectMinFileBytes && in_order[file];
     }
   }
 
@@ -122,36 +125,37 @@ class Pipeline {
  private:
   const io::Tensor& TensorOf(size_t job) const { return set_.tensors[jobs_[job].tensor]; }
 
-  // Whether `file`'s bytes arrive front to back: its literals and the pieces of the jobs that
-  // go into it, in the order the writer sees them, cover [0, size) one after the other. Only
-  // then can it be streamed with direct writes.
-  bool ArrivesInOrder(size_t file) const {
-    const io::FileLayout& layout = files_[file].layout;
-    uint64_t at = 0;
-    size_t literal = 0;
-    auto skip_literals = [&] {
-      while (literal < layout.literals.size() && layout.literals[literal].offset == at) {
-        at += layout.literals[literal++].bytes.size();
+  // Per file, whether its bytes arrive front to back: its literals and the pieces of the jobs
+  // that go into it, in the order the writer sees them, cover [0, size) one after the other.
+  // Only then can it be streamed with direct writes. One pass over the jobs for all files.
+  std::vector<bool> ArriveInOrder() const {
+    std::vector<uint64_t> at(files_.size(), 0);     // per file: where the next bytes must go
+    std::vector<size_t> literal(files_.size(), 0);  // per file: its next literal
+    std::vector<bool> in_order(files_.size(), true);
+    auto skip_literals = [&](size_t file) {
+      const std::vector<io::FileLayout::Literal>& literals = files_[file].layout.literals;
+      while (literal[file] < literals.size() && literals[literal[file]].offset == at[file]) {
+        at[file] += literals[literal[file]++].bytes.size();
       }
     };
     for (size_t job = 0; job < jobs_.size(); ++job) {
-      for (const auto& [to, offset] : jobs_[job].destinations) {
-        if (to != file) continue;
-        skip_literals();
-        if (offset != at) return false;
-        at += TensorOf(job).byte_size();
+      for (const auto& [file, offset] : jobs_[job].destinations) {
+        skip_literals(file);
+        if (offset != at[file]) in_order[file] = false;
+        at[file] = offset + TensorOf(job).byte_size();
       }
     }
-    skip_literals();
-    return literal == layout.literals.size() && at == layout.size;
+    for (size_t file = 0; file < files_.size(); ++file) {
+      skip_literals(file);
+      in_order[file] = in_order[file] && literal[file] == files_[file].layout.literals.size() &&
+                       at[file] == files_[file].layout.size;
+    }
+    return in_order;
   }
 
   // Whether the writer streams `file` with direct I/O where its file system allows (Open
-  // asks). Also read by the kernel's thread: nothing it reads changes after construction.
-  bool WantsDirect(size_t file) const {
-    return options_.direct_writes && options_.durability == files::Durability::kDurable &&
-           streams_[file].in_order && files_[file].layout.size >= kDirectMinFileBytes;
-  }
+  // asks). Also read by the kernel's thread: it is set before any thread starts.
+  bool WantsDirect(size_t file) const { return streams_[file].wants_direct; }
 
   // Whether the job's bytes go from its source file into each of its files by the kernel
   // (AtomicFile::CopyAt, as cp copies): a large tensor written as it is, into files written
@@ -426,9 +430,9 @@ class Pipeline {
   const PipelineOptions& options_;
   std::vector<size_t>* committed_;
 
-  // How the writer streams a file that arrives in order.
+  // How the writer streams a file.
   struct Stream {
-    bool in_order = false;
+    bool wants_direct = false;  // durable, large and arriving in order (constructor)
     std::unique_ptr<files::DirectAppender> direct;  // while open, when written directly
     size_t literal = 0;                             // the next literal to append
   };
