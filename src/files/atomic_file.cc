@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "files/linux_limits.h"
+#include "files/mapped_file.h"
 #include "files/output_target.h"
 #include "files/path_safety.h"
 #include "files/system_error.h"

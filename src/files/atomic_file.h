@@ -17,10 +17,11 @@
 #include <span>
 #include <string_view>
 
-#include "files/mapped_file.h"
 #include "iotx/status.h"
 
 namespace iotx::files {
+
+class MappedFile;
 
 // What Commit() promises about the data once the final name holds it.
 enum class Durability {
@@ -88,9 +89,10 @@ class AtomicFile {
   Expected<std::span<std::byte>> Map(uint64_t size);
 
   // Flushes the data to disk, renames the file over the final path and syncs the directory
-  // (kDurableExceptDirectory: not the directory; kNoSync: only the rename). On failure the temporary file is removed and the final path
-  // left as it was (unless the rename already happened: then only the directory sync failed
-  // and the error says so). The object is spent either way.
+  // (kDurableExceptDirectory: not the directory; kNoSync: only the rename). On failure the
+  // temporary file is removed and the final path left as it was (unless the rename already
+  // happened: then only the directory sync failed and the error says so). The object is spent
+  // either way.
   Status Commit(Durability durability = Durability::kDurable);
 
   // The final path, as given to Create().
