@@ -264,15 +264,16 @@ Expected<std::span<std::byte>> AtomicFile::Map(uint64_t size) {
 }
 
 Status SyncDirectory(const std::filesystem::path& dir, const std::filesystem::path& renamed) {
-  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const std::filesystem::path where = dir.empty() ? "." : dir;
+  int dir_fd = open(where.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0 || fsync(dir_fd) != 0) {
     int errnum = errno;
     if (dir_fd >= 0) close(dir_fd);
     return Fail(SystemError(ErrorCode::kIoWrite,
                             std::string(renamed.empty() ? "files" : "file") +
-                                " renamed into place, but syncing directory '" + dir.string() +
+                                " renamed into place, but syncing directory '" + where.string() +
                                 "' failed",
-                            renamed.empty() ? dir : renamed, errnum));
+                            renamed.empty() ? where : renamed, errnum));
   }
   close(dir_fd);
   return Ok();
@@ -305,8 +306,7 @@ Status AtomicFile::Commit(Durability durability) {
                             errnum));
   }
   if (durability != Durability::kDurable) return Ok();
-  std::filesystem::path dir = path_.parent_path().empty() ? "." : path_.parent_path();
-  return SyncDirectory(dir, path_);
+  return SyncDirectory(path_.parent_path(), path_);
 }
 
 Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes,

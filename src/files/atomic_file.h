@@ -121,9 +121,9 @@ class AtomicFile {
   bool has_reserved_ = false;
 };
 
-// fsync of the directory `dir`, making the renames into it durable. kIoWrite on failure,
-// naming `renamed` (the file renamed into it; `dir` when empty): "... renamed into place, but
-// syncing directory '<dir>' failed: <reason>".
+// fsync of the directory `dir` (empty: the current one), making the renames into it durable.
+// kIoWrite on failure, naming `renamed` (the file renamed into it; `dir` when empty): "...
+// renamed into place, but syncing directory '<dir>' failed: <reason>".
 Status SyncDirectory(const std::filesystem::path& dir, const std::filesystem::path& renamed = {});
 
 // Writes `bytes` to `path` atomically (see AtomicFile). Errors are kIoWrite with the path and

@@ -411,10 +411,7 @@ class Pipeline {
       }
       std::lock_guard<std::mutex> lock(mutex_);
       if (committed_ != nullptr) committed_->push_back(file);
-      if (durable) {
-        const std::filesystem::path& path = files_[file].path;
-        renamed_into_.insert(path.parent_path().empty() ? "." : path.parent_path());
-      }
+      if (durable) renamed_into_.insert(files_[file].path.parent_path());
       return Ok();
     });
   }
