@@ -16,6 +16,7 @@ struct ApplyArgs {
   std::string shard;   // "K/N", or empty for every shard
   bool no_sync = false;
   bool buffered_writes = false;
+  bool direct_writes = false;
   bool finish_index = false;
   bool quiet = false;
 };

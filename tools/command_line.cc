@@ -235,13 +235,21 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                 "output is complete, else fail naming the shards still missing");
   cmd->add_flag("--no-sync", args->no_sync,
                 "Do not wait for the disk: outputs are complete and renamed into place "
-                "atomically, but may still be only in the page cache when iotx exits (like "
+                "atomically, but may still be only in memory when iotx exits (like "
                 "cp); a power loss can lose them. Default: fsync before each rename");
-  cmd->add_flag("--buffered-writes", args->buffered_writes,
-                "Write durable outputs through the page cache. Default: straight from iotx's "
-                "buffers to the disk (O_DIRECT) where the file system supports it, so the "
-                "bytes are not copied into memory only to be flushed by the fsync, and the "
-                "page cache keeps what it held");
+  CLI::Option* buffered = cmd->add_flag(
+      "--buffered-writes", args->buffered_writes,
+      "Write every output through the page cache. Default: durable outputs go straight "
+      "from iotx's buffers to the disk (O_DIRECT) where the file system supports it, so "
+      "the bytes are not copied into memory only to be flushed by the fsync, and the "
+      "page cache keeps what it held (--no-sync outputs too past the kernel's dirty-page "
+      "limit: see --direct-writes)");
+  cmd->add_flag("--direct-writes", args->direct_writes,
+                "Write outputs straight to the disk (O_DIRECT) with --no-sync too. Default "
+                "with --no-sync: only when the outputs hold more than the kernel lets wait "
+                "unflushed in memory (vm.dirty_bytes, or vm.dirty_ratio of the available "
+                "memory), past which writes through the page cache wait for the disk anyway")
+      ->excludes(buffered);
   cmd->add_flag("--quiet,-q", args->quiet,
                 "Print nothing but warnings and errors (no progress bar, no summary)");
   cmd->footer(

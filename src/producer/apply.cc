@@ -97,6 +97,7 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
   const Status ran = RunPipeline(inputs, transform, files, jobs,
                                  {.durability = options.durability,
                                   .direct_writes = options.direct_writes,
+                                  .unsynced_direct_above = options.unsynced_direct_above,
                                   .root = options.out_dir,
                                   .progress = options.progress},
                                  &committed);

@@ -38,6 +38,9 @@ struct ApplyOptions {
   // Durable outputs go to the disk with direct I/O where the file system supports it
   // (PipelineOptions::direct_writes); false writes them through the page cache.
   bool direct_writes = true;
+  // Outputs written without durability go directly too past this many bytes
+  // (PipelineOptions::unsynced_direct_above; nullopt: the kernel's dirty-page limit).
+  std::optional<uint64_t> unsynced_direct_above = std::nullopt;
   std::optional<ShardSelection> shard;  // only for a sharded checkpoint
   // Called with (bytes done, bytes total) before the first tensor and after each one, from
   // one thread at a time.

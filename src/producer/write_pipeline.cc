@@ -9,6 +9,7 @@
 
 #include "files/background_flush.h"
 #include "files/direct_appender.h"
+#include "files/dirty_limit.h"
 #include "files/page_hints.h"
 #include "producer/bounded_queue.h"
 #include "producer/buffer_pool.h"
@@ -88,10 +89,16 @@ class Pipeline {
       }
     }
     const std::vector<bool> in_order = ArriveInOrder();
+    uint64_t direct_bytes = 0;  // in the files that could be written directly
     for (size_t file = 0; file < files.size(); ++file) {
       streams_[file].wants_direct =
-          options.direct_writes && options.durability == files::Durability::kDurable &&
-          files[file].layout.size >= kDirectMinFileBytes && in_order[file];
+          options.direct_writes && files[file].layout.size >= kDirectMinFileBytes && in_order[file];
+      if (streams_[file].wants_direct) direct_bytes += files[file].layout.size;
+    }
+    if (options.durability != files::Durability::kDurable &&
+        direct_bytes <=
+            options.unsynced_direct_above.value_or(files::DirtyPageLimit().value_or(UINT64_MAX))) {
+      for (Stream& stream : streams_) stream.wants_direct = false;
     }
   }
 
@@ -429,7 +436,7 @@ class Pipeline {
 
   // How the writer streams a file.
   struct Stream {
-    bool wants_direct = false;  // durable, large and arriving in order (constructor)
+    bool wants_direct = false;  // large and arriving in order, durable or many (constructor)
     std::unique_ptr<files::DirectAppender> direct;  // while open, when written directly
     size_t literal = 0;                             // the next literal to append
   };

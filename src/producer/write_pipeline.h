@@ -14,7 +14,8 @@
 //
 // A durable file of 8 MiB or more whose bytes arrive front to back (every file apply and
 // materialize write) is written with O_DIRECT where its file system can
-// (files::DirectAppender): the kernel permutes each tensor into its output buffer at the
+// (files::DirectAppender; without durability only when such files hold more than the kernel
+// lets wait unflushed in the page cache, PipelineOptions::unsynced_direct_above): the kernel permutes each tensor into its output buffer at the
 // phase of its file offset (a large tensor without a spec is copied there), and the whole
 // blocks go from that buffer to the disk, without a copy into the page cache that the fsync
 // would then have to wait for. Other files are written through the page cache: with pwrite(),
@@ -38,6 +39,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -67,6 +69,11 @@ struct PipelineOptions {
   // Durable files that arrive in order go to the disk with direct I/O where it is supported;
   // false writes them through the page cache too.
   bool direct_writes = true;
+  // Without durability, the same files are written directly too when together they hold more
+  // than this many bytes: past the kernel's dirty-page limit, writes through the page cache
+  // wait for the disk anyway, after a copy into memory and with everything else cached pushed
+  // out. nullopt: files::DirtyPageLimit() (never, where it is unknown).
+  std::optional<uint64_t> unsynced_direct_above = std::nullopt;
   // Every file must resolve inside this directory (files::AtomicFileOptions::root).
   std::filesystem::path root;
   // Called with (bytes done, bytes total) from one thread at a time: once before the first

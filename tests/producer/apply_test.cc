@@ -3,8 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "producer_test_util.h"
 #include "support/process.h"
@@ -102,22 +108,71 @@ TEST_F(ApplyTest, SafetensorsInAndOutKeepDTypeNamesAndMetadata) {
 }
 
 // Durable outputs go to the disk with direct I/O where the file system has it, through the
-// page cache with --buffered-writes; --no-sync always takes the page cache. Tensors whose
-// sizes end mid-block, large ones with and without a spec, a header of any length, several
-// files: every way agrees with numpy.
+// page cache with --buffered-writes; --no-sync takes the page cache below the kernel's
+// dirty-page limit, and direct I/O with --direct-writes. Tensors whose sizes end mid-block,
+// large ones with and without a spec, a header of any length, several files: every way agrees
+// with numpy.
 TEST_F(ApplyTest, DirectBufferedAndUnsyncedWritesAllMatchNumpy) {
   MakeCheckpoint("safetensors", 7, 4, /*large=*/true);
   for (const std::string format : {"safetensors", "npy"}) {
-    for (const std::string way : {"", "--buffered-writes", "--no-sync"}) {
+    for (const std::string way :
+         {"", "--buffered-writes", "--no-sync", "--no-sync --direct-writes"}) {
       SCOPED_TRACE(format + " " + way);
       fs::remove_all(temp_ / "out");
       std::vector<std::string> extra = {"--format", format};
-      if (!way.empty()) extra.push_back(way);
+      for (size_t at = 0; at < way.size();) {
+        const size_t end = std::min(way.find(' ', at), way.size());
+        extra.push_back(way.substr(at, end - at));
+        at = end + 1;
+      }
       ProcessResult r = Apply({"--inputs", in_ + "/in.safetensors"}, extra);
       ASSERT_EQ(r.exit_code, 0) << r.err;
       ExpectOutput(format);
     }
   }
+}
+
+// Which of the output's pages the page cache holds, as a fraction (mincore of a mapping).
+double CachedFraction(const fs::path& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const size_t size = fs::file_size(path);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return -1;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> cached((size + page - 1) / page);
+  const int rc = mincore(map, size, cached.data());
+  munmap(map, size);
+  if (rc != 0) return -1;
+  return static_cast<double>(
+             std::count_if(cached.begin(), cached.end(), [](unsigned char c) { return c & 1; })) /
+         static_cast<double>(cached.size());
+}
+
+// What the ways of writing do to the page cache: an output written directly leaves (almost)
+// none of its pages there, one written through it leaves them all. Where the durable default
+// leaves them too, the file system has no direct I/O and the test has nothing to tell apart.
+TEST_F(ApplyTest, DirectWritesLeaveThePageCacheAlone) {
+  MakeCheckpoint("safetensors", 8, 4, /*large=*/true);
+  const fs::path output = fs::path(out_) / "in.safetensors";
+  const auto cached_after = [&](const std::vector<std::string>& extra) {
+    fs::remove_all(temp_ / "out");
+    ProcessResult r = Apply({"--inputs", in_ + "/in.safetensors"}, extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return CachedFraction(output);
+  };
+  const double durable = cached_after({});
+  ASSERT_GE(durable, 0) << "mincore failed on " << output;
+  if (durable > 0.5) GTEST_SKIP() << "no direct I/O on the file system of " << out_;
+  EXPECT_LT(durable, 0.1);
+  EXPECT_LT(cached_after({"--no-sync", "--direct-writes"}), 0.1);
+  EXPECT_GT(cached_after({"--no-sync"}), 0.9);  // 19 MiB: far below any dirty-page limit
+  EXPECT_GT(cached_after({"--buffered-writes"}), 0.9);
+  ProcessResult r =
+      Apply({"--inputs", in_ + "/in.safetensors"}, {"--direct-writes", "--buffered-writes"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("excludes"));
 }
 
 TEST_F(ApplyTest, ARepeatedNameKeepsTheFirstWithAWarning) {
