@@ -38,4 +38,14 @@ Status DeviceTransform::Apply(size_t index, std::span<const std::byte> src,
   return transformer_->Apply(index, {src.data(), src.size()}, {dst.data(), dst.size()});
 }
 
+Status DeviceTransform::ApplyRange(size_t index, std::span<const std::byte> src, size_t offset,
+                                   std::span<std::byte> dst) const {
+  return transformer_->ApplyRange(index, {src.data(), src.size()}, offset,
+                                  {dst.data(), dst.size()});
+}
+
+size_t DeviceTransform::range_granule(size_t index) const {
+  return transformer_->range_granule(index).value_or(0);
+}
+
 }  // namespace iotx::producer

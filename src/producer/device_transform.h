@@ -31,6 +31,11 @@ class DeviceTransform {
   // dst = the device layout of input `index` from its C-order bytes `src`, both
   // byte_size() bytes, on the calling oneTBB arena (every core for a large tensor).
   Status Apply(size_t index, std::span<const std::byte> src, std::span<std::byte> dst) const;
+  // Device bytes [offset, offset + dst.size()) of input `index` into dst, from all of `src`.
+  Status ApplyRange(size_t index, std::span<const std::byte> src, size_t offset,
+                    std::span<std::byte> dst) const;
+  // The bytes a range of input `index` should span to cost about its share of Apply.
+  size_t range_granule(size_t index) const;
 
  private:
   std::optional<InputTransformer> transformer_;  // set by Build

@@ -41,6 +41,13 @@ constexpr size_t kCommitThreads = kQueuedCommits;
 // wait for the disk on the writer's thread) outweigh the copy it saves: 1500 .npy files of 32
 // KiB took 2.5-3.5 s written directly against 1.8-2.2 s through the page cache.
 constexpr uint64_t kDirectMinFileBytes = uint64_t{8} << 20;
+// A tensor going through an output buffer is permuted into it and written in chunks of about
+// this many bytes (a multiple of DirectAppender::kPhase, at least the kernel's range granule,
+// InputTransformer::range_granule): the buffers stay this small whatever the tensors' sizes,
+// and the writer starts on a tensor before all of it is permuted. Whole-tensor buffers were
+// two of 64 MiB for the 1 GiB benchmark checkpoint, and faulting them in (the kernel zeroing
+// fresh pages on first touch) took 13-18 % of a durable run's CPU samples in this VM.
+constexpr size_t kChunkBytes = size_t{8} << 20;
 // A tensor written as it is into a file written through the page cache is copied from file
 // to file by the kernel (copy_file_range) from this size on; below it, opening the source
 // again costs more than writing from its mapping.
@@ -64,6 +71,10 @@ struct Piece {
   // directly; false for other pieces.
   bool placed = false;
   size_t head = 0;
+  // Where `bytes` start in the tensor's device bytes, and whether they are its last: a large
+  // tensor is permuted and written in chunks (kChunkBytes).
+  uint64_t at = 0;
+  bool last = true;
 };
 
 class Pipeline {
@@ -244,39 +255,66 @@ class Pipeline {
       const PipelineJob& job = jobs_[source->job];
       Piece piece{source->job, source->bytes, source->buffer, &conversions_};
       const size_t size = source->bytes.size();
-      // At the phase of its file offset when it may be written directly, so that the write
-      // goes out from the output buffer; elsewhere aligned, which the kernel's stores prefer.
       const bool placed = !job.destinations.empty() && WantsDirect(job.destinations.front().first);
       // A large tensor written as it is goes through an output buffer too when it is written
       // directly: copied there by the kernel's threads (overlapping the writes), not into the
       // staging buffer by the writer between two of its writes.
       if (transform_.changes_layout(job.transform) ||
           (placed && size >= files::DirectAppender::kInPlaceMinBytes)) {
-        const size_t head =
-            placed ? job.destinations.front().second % files::DirectAppender::kPhase : 0;
-        BufferPool::Buffer* out = outputs_.Acquire(head + size);
-        if (out == nullptr) {
-          conversions_.Release(source->buffer);
-          if (!failed()) Abort(Fail(OutOfMemory(source->job, size)));
-          break;
-        }
-        Status applied =
-            transform_.Apply(job.transform, source->bytes, out->bytes(head + size).subspan(head));
-        ReleaseSource(*source);
-        if (!applied) {
-          outputs_.Release(out);
-          Abort(Fail(Located(std::move(applied).error(), source->job,
-                             files_[job.destinations.front().first].path)));
-          break;
-        }
-        piece = {source->job, out->bytes(head + size).subspan(head), out, &outputs_, placed, head};
+        if (!PermuteInChunks(*source, placed)) break;
+        continue;
       }
       if (!written_.Push(piece)) {
-        piece.pool->Release(piece.buffer);
+        ReleaseSource(*source);
         break;
       }
     }
     written_.Close();
+  }
+
+  // Permutes the source's tensor chunk by chunk into output buffers and hands each chunk to
+  // the writer; the source is released after the last chunk's permute. False when the
+  // pipeline stops (a failure here is recorded by Abort).
+  bool PermuteInChunks(const Source& source, bool placed) {
+    const PipelineJob& job = jobs_[source.job];
+    const size_t size = source.bytes.size();
+    const size_t phase = files::DirectAppender::kPhase;
+    const size_t granule = std::max(kChunkBytes, transform_.range_granule(job.transform));
+    const size_t chunk = (granule + phase - 1) / phase * phase;
+    const uint64_t offset = placed ? job.destinations.front().second : 0;
+    bool released = false;
+    const auto stop = [&](std::optional<Status> failure) {
+      if (!released) ReleaseSource(source);
+      if (failure && !failed()) Abort(std::move(*failure));
+      return false;
+    };
+    size_t at = 0;
+    do {  // once for an empty tensor: its one piece finishes it for the writer
+      const size_t length = std::min(chunk, size - at);
+      // At the phase of its file offset when it may be written directly, so that the write
+      // goes out from the output buffer; elsewhere aligned, which the kernel's stores prefer.
+      const size_t head = placed ? (offset + at) % phase : 0;
+      BufferPool::Buffer* out = outputs_.Acquire(head + length);
+      if (out == nullptr) return stop(Fail(OutOfMemory(source.job, head + length)));
+      const std::span<std::byte> bytes = out->bytes(head + length).subspan(head);
+      Status applied = transform_.ApplyRange(job.transform, source.bytes, at, bytes);
+      const bool last = at + length >= size;
+      if (last) {
+        ReleaseSource(source);
+        released = true;
+      }
+      if (!applied) {
+        outputs_.Release(out);
+        return stop(Fail(Located(std::move(applied).error(), source.job,
+                                 files_[job.destinations.front().first].path)));
+      }
+      if (!written_.Push({source.job, bytes, out, &outputs_, placed, head, at, last})) {
+        outputs_.Release(out);
+        return stop(std::nullopt);
+      }
+      at += length;
+    } while (at < size);
+    return true;
   }
 
   void ReleaseSource(const Source& source) {
@@ -375,7 +413,7 @@ class Pipeline {
           return Fail(Located(std::move(opened).error(), piece.job, files_[file].path));
         }
       }
-      Status written = WriteTo(file, offset, piece, first);
+      Status written = WriteTo(file, offset + piece.at, piece, first);
       first = false;
       if (!written) {
         // Written straight from the source mapping, a truncated source shows as EFAULT.
@@ -385,8 +423,10 @@ class Pipeline {
         return Fail(Located(std::move(written).error(), piece.job, files_[file].path));
       }
     }
-    done_ += tensor.byte_size();
+    // The tensor's bytes so far: the earlier chunks counted `at` of them.
+    done_ += piece.last ? tensor.byte_size() - piece.at : piece.bytes.size();
     Report(done_);
+    if (!piece.last) return Ok();
     for (const auto& [file, offset] : job.destinations) {
       if (--pending_[file] != 0) continue;
       if (Status finished = FinishWrites(file); !finished) {

@@ -4,7 +4,8 @@
 //   reader thread    pages the next tensor's source in (MADV_POPULATE_READ) or converts it
 //                    to C order (a big-endian, Fortran-ordered or protocol 2 array) into a
 //                    reusable buffer, one tensor ahead
-//   calling thread   DeviceTransform::Apply into a reusable buffer (oneTBB, every core)
+//   calling thread   DeviceTransform::ApplyRange into reusable buffers, a chunk of about
+//                    8 MiB at a time (oneTBB, every core)
 //   writer thread    writes each tensor to its places in the output files (a tensor
 //                    without a spec straight from its source) and releases the pages
 //   commit threads   finish each file whose pieces are all written: checks that its
@@ -29,9 +30,10 @@
 // before them (docs/performance.md, "iotx apply"). With many files, one file's fsync still
 // overlaps the writes of the next.
 //
-// Memory stays bounded whatever the checkpoint's size: two output buffers and one conversion
-// buffer, each as large as the largest tensor that needs one, plus the source pages of the
-// tensors in flight (released after each). Every file goes through files::AtomicFile: a
+// Memory stays bounded whatever the checkpoint's size: two output buffers of one chunk each,
+// two conversion buffers as large as the largest tensor that needs one (big-endian,
+// Fortran-ordered, protocol 2 sources), plus the source pages of the tensors in flight
+// (released after each). Every file goes through files::AtomicFile: a
 // failure or a kill never leaves a partial file under a final name; files finished before a
 // failure stay (each complete).
 #pragma once
