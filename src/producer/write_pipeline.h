@@ -5,7 +5,7 @@
 //                    to C order (a big-endian, Fortran-ordered or protocol 2 array) into a
 //                    reusable buffer, one tensor ahead
 //   calling thread   DeviceTransform::ApplyRange into reusable buffers, a chunk of about
-//                    8 MiB at a time (oneTBB, every core)
+//                    32 MiB at a time (oneTBB, every core)
 //   writer thread    writes each tensor to its places in the output files (a tensor
 //                    without a spec straight from its source) and releases the pages
 //   commit threads   finish each file whose pieces are all written: checks that its

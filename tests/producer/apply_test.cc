@@ -175,6 +175,42 @@ TEST_F(ApplyTest, DirectWritesLeaveThePageCacheAlone) {
   EXPECT_THAT(r.err, HasSubstr("excludes"));
 }
 
+// A tensor larger than the pipeline's chunk (32 MiB) is permuted and written in pieces: at a
+// second piece whose file offset is not block-aligned (the .npy header before it), in a file
+// written directly and in one written through the page cache, into .npy and safetensors.
+TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
+  ProcessResult r = RunPython(
+      "import sys, numpy as np\n"
+      "a = (np.arange(4099 * 2053, dtype=np.uint32) * 2654435761 % 4294967291)\n"
+      "np.save(sys.argv[1] + '/big.npy', a.astype(np.float32).reshape(4099, 2053))\n",
+      {in_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteFile(in_ + "/io_transposes.json",
+            "[{\"input_name\": \"big\", \"reshape\": [4099, 2053], \"transpose\": [1, 0]}]");
+  for (const std::string format : {"npy", "safetensors"}) {
+    for (const std::string way : {"--quiet", "--buffered-writes"}) {
+      SCOPED_TRACE(format + " " + way);
+      fs::remove_all(temp_ / "out");
+      r = Apply({"--input", "big=" + in_ + "/big.npy"}, {"--format", format, way});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      r = RunPython(
+          "import sys, json, numpy as np\n"
+          "a = np.load(sys.argv[1] + '/big.npy')\n"
+          "if sys.argv[3] == 'npy':\n"
+          "    b = np.load(sys.argv[2] + '/value_big.npy')\n"
+          "else:\n"
+          "    raw = open(sys.argv[2] + '/inputs.safetensors', 'rb').read()\n"
+          "    n = int.from_bytes(raw[:8], 'little'); h = json.loads(raw[8:8 + n])['big']\n"
+          "    s, e = h['data_offsets']\n"
+          "    b = np.frombuffer(raw[8 + n + s:8 + n + e], np.float32).reshape(h['shape'])\n"
+          "assert b.shape == (2053, 4099), b.shape\n"
+          "assert np.array_equal(b, a.T), np.argwhere(b != a.T)[:3]\n",
+          {in_, out_, format});
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+}
+
 TEST_F(ApplyTest, ARepeatedNameKeepsTheFirstWithAWarning) {
   MakeCheckpoint("pickle", 7);
   const std::string specs = ReadFile(in_ + "/io_transposes.json");
