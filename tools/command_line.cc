@@ -248,7 +248,8 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                 "Write outputs straight to the disk (O_DIRECT) with --no-sync too. Default "
                 "with --no-sync: only when the outputs hold more than the kernel lets wait "
                 "unflushed in memory (vm.dirty_bytes, or vm.dirty_ratio of the available "
-                "memory), past which writes through the page cache wait for the disk anyway")
+                "memory; less in a memory cgroup with less room, such as a container's), past "
+                "which writes through the page cache wait for the disk anyway")
       ->excludes(buffered);
   cmd->add_flag("--quiet,-q", args->quiet,
                 "Print nothing but warnings and errors (no progress bar, no summary)");
