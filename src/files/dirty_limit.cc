@@ -23,14 +23,19 @@ std::optional<uint64_t> LeadingNumber(std::string_view text) {
   return value;
 }
 
+// The line of `text` that starts at `at` (without its newline); moves `at` past it.
+std::string_view NextLine(std::string_view text, size_t& at) {
+  const size_t end = std::min(text.find('\n', at), text.size());
+  const std::string_view line = text.substr(at, end - at);
+  at = end + 1;
+  return line;
+}
+
 // The number after `name` and `separator` on a line of `text` starting with them ("MemAvailable"
 // and ':' in /proc/meminfo, "file" and ' ' in memory.stat).
 std::optional<uint64_t> KeyedNumber(std::string_view text, std::string_view name, char separator) {
   for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(at, end - at);
-    at = end + 1;
+    const std::string_view line = NextLine(text, at);
     if (line.size() > name.size() && line.substr(0, name.size()) == name &&
         line[name.size()] == separator) {
       return LeadingNumber(line.substr(name.size() + 1));
@@ -94,10 +99,7 @@ std::optional<uint64_t> MemoryCgroupRoom(const std::filesystem::path& root,
                                          std::string_view proc_self_cgroup) {
   std::optional<uint64_t> room;
   for (size_t at = 0; at < proc_self_cgroup.size();) {
-    size_t end = proc_self_cgroup.find('\n', at);
-    if (end == std::string_view::npos) end = proc_self_cgroup.size();
-    const std::string_view line = proc_self_cgroup.substr(at, end - at);
-    at = end + 1;
+    const std::string_view line = NextLine(proc_self_cgroup, at);
     // "hierarchy-ID:controllers:path"
     const size_t first = line.find(':');
     const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
