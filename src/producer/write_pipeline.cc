@@ -256,18 +256,17 @@ class Pipeline {
   void PermuteLoop() {
     while (std::optional<Source> source = ready_.Pop()) {
       const PipelineJob& job = jobs_[source->job];
-      Piece piece{source->job, source->bytes, source->buffer, &conversions_};
-      const size_t size = source->bytes.size();
       const bool placed = !job.destinations.empty() && WantsDirect(job.destinations.front().first);
       // A large tensor written as it is goes through an output buffer too when it is written
       // directly: copied there by the kernel's threads (overlapping the writes), not into the
       // staging buffer by the writer between two of its writes.
       if (transform_.changes_layout(job.transform) ||
-          (placed && size >= files::DirectAppender::kInPlaceMinBytes)) {
+          (placed && source->bytes.size() >= files::DirectAppender::kInPlaceMinBytes)) {
         if (!PermuteInChunks(*source, placed)) break;
         continue;
       }
-      if (!written_.Push(piece)) {
+      // Written as it is, from its source.
+      if (!written_.Push({source->job, source->bytes, source->buffer, &conversions_})) {
         ReleaseSource(*source);
         break;
       }

@@ -16,12 +16,13 @@
 // A durable file of 8 MiB or more whose bytes arrive front to back (every file apply and
 // materialize write) is written with O_DIRECT where its file system can
 // (files::DirectAppender; without durability only when such files hold more than the kernel
-// lets wait unflushed in the page cache, PipelineOptions::unsynced_direct_above): the kernel permutes each tensor into its output buffer at the
-// phase of its file offset (a large tensor without a spec is copied there), and the whole
-// blocks go from that buffer to the disk, without a copy into the page cache that the fsync
-// would then have to wait for. Other files are written through the page cache: with pwrite(),
-// and a large tensor written as it is copied from its source file by the kernel
-// (AtomicFile::CopyAt, copy_file_range, as cp copies).
+// lets wait unflushed in the page cache, PipelineOptions::unsynced_direct_above): the kernel
+// permutes each tensor into its output buffer at the phase of its file offset (a large tensor
+// without a spec is copied there), and the whole blocks go from that buffer to the disk,
+// without a copy into the page cache that the fsync would then have to wait for. Other files
+// are written through the page cache: with pwrite(), and a large tensor written as it is
+// copied from its source file by the kernel (AtomicFile::CopyAt, copy_file_range, as cp
+// copies).
 //
 // There, the writeback is left to the kernel and the commit's fsync, as `cp` + `sync` leaves it:
 // starting each piece's writeback as soon as it was written (sync_file_range) made the durable
@@ -33,9 +34,9 @@
 // Memory stays bounded whatever the checkpoint's size: two output buffers of one chunk each,
 // two conversion buffers as large as the largest tensor that needs one (big-endian,
 // Fortran-ordered, protocol 2 sources), plus the source pages of the tensors in flight
-// (released after each). Every file goes through files::AtomicFile: a
-// failure or a kill never leaves a partial file under a final name; files finished before a
-// failure stay (each complete).
+// (released after each). Every file goes through files::AtomicFile: a failure or a kill never
+// leaves a partial file under a final name; files finished before a failure stay (each
+// complete).
 #pragma once
 
 #include <cstdint>
