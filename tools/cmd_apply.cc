@@ -134,6 +134,7 @@ int RunApply(const ApplyArgs& args) {
   options.durability = args.no_sync ? files::Durability::kNoSync : files::Durability::kDurable;
   options.direct_writes = !args.buffered_writes;
   if (args.direct_writes) options.unsynced_direct_above = 0;
+  options.read_buffer_max = args.read_buffer_mib << 20;
   ProgressBar bar(!args.quiet);
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.Update(done, total); };
 

@@ -17,6 +17,7 @@ struct ApplyArgs {
   bool no_sync = false;
   bool buffered_writes = false;
   bool direct_writes = false;
+  uint64_t read_buffer_mib = 512;
   bool finish_index = false;
   bool quiet = false;
 };

@@ -251,6 +251,14 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                 "memory; less in a memory cgroup with less room, such as a container's), past "
                 "which writes through the page cache wait for the disk anyway")
       ->excludes(buffered);
+  cmd->add_option("--read-buffer-mib", args->read_buffer_mib,
+                  "A tensor to permute of up to this many MiB is read from its file into one of "
+                  "two buffers (a copy, cheaper than the kernel faulting in a mapping's pages); "
+                  "a larger one is read through a memory mapping. Lower it to bound memory; 0 "
+                  "maps every source. E.g. --read-buffer-mib 64")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 24))
+      ->type_name("MIB");
   cmd->add_flag("--quiet,-q", args->quiet,
                 "Print nothing but warnings and errors (no progress bar, no summary)");
   cmd->footer(

@@ -5,8 +5,8 @@
 
 namespace iotx::files {
 
-// write(2) moves at most 0x7ffff000 bytes per call on Linux; larger writes go in pieces of
-// this size, well below.
+// read(2) and write(2) move at most 0x7ffff000 bytes per call on Linux; larger transfers go
+// in pieces of this size, well below.
 inline constexpr size_t kMaxWriteChunk = size_t{1} << 30;
 
 // Linux gives up after 40 symlinks in one lookup (MAXSYMLINKS); so do our own walks.

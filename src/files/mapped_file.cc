@@ -1,5 +1,6 @@
 #include "files/mapped_file.h"
 
+#include "files/linux_limits.h"
 #include "files/sigbus_guard.h"
 #include "files/system_error.h"
 
@@ -8,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <system_error>
 
 namespace iotx::files {
@@ -75,6 +78,26 @@ int MappedFile::OpenSameFile() const noexcept {
   }
   close(fd);
   return -1;
+}
+
+void MappedFile::ReadInto(std::span<const std::byte> bytes,
+                          std::span<std::byte> into) const noexcept {
+  size_t done = 0;
+  const int fd = bytes.empty() ? -1 : OpenSameFile();
+  if (fd >= 0) {
+    const auto at = static_cast<off_t>(bytes.data() - data_);
+    while (done < bytes.size()) {
+      const ssize_t n = pread(fd, into.data() + done, std::min(bytes.size() - done, kMaxWriteChunk),
+                              at + static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // an I/O error or a file that shrank: the mapping's guard reports it
+      done += static_cast<size_t>(n);
+    }
+    close(fd);
+  }
+  if (done < bytes.size()) {
+    std::memcpy(into.data() + done, bytes.data() + done, bytes.size() - done);
+  }
 }
 
 Status MappedFile::CheckIntact() const {

@@ -43,6 +43,15 @@ class MappedFile {
   // copies the kernel makes from file to file (AtomicFile::CopyAt).
   int OpenSameFile() const noexcept;
 
+  // Copies `bytes` (a part of bytes()) into `into` (as large) with pread() from the file at
+  // path() when it is still the file mapped, otherwise, and for whatever pread() does not give,
+  // from the mapping (guarded as above: check CheckIntact() before publishing the copy). For a
+  // tensor read once in full: the kernel copies through its own long-lived mapping of the page
+  // cache, where reading through this one maps each 4 KiB page on first touch, which costs more
+  // than the copy in virtual machines whose hypervisor builds those page tables (shadow paging:
+  // ~1.7 us a page against ~0.16 us copied, docs/performance.md "Sources read, not mapped").
+  void ReadInto(std::span<const std::byte> bytes, std::span<std::byte> into) const noexcept;
+
   // What identifies the file's content when it was mapped.
   struct Identity {
     uint64_t device = 0, inode = 0, size = 0;

@@ -98,6 +98,7 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
                                  {.durability = options.durability,
                                   .direct_writes = options.direct_writes,
                                   .unsynced_direct_above = options.unsynced_direct_above,
+                                  .read_buffer_max = options.read_buffer_max,
                                   .root = options.out_dir,
                                   .progress = options.progress},
                                  &committed);

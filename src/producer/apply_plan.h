@@ -16,6 +16,7 @@
 #include "iotx/spec.h"
 #include "iotx/status.h"
 #include "producer/tensor_set.h"
+#include "producer/write_pipeline.h"
 
 namespace iotx::producer {
 
@@ -41,6 +42,8 @@ struct ApplyOptions {
   // Outputs written without durability go directly too past this many bytes
   // (PipelineOptions::unsynced_direct_above; nullopt: the kernel's dirty-page limit).
   std::optional<uint64_t> unsynced_direct_above = std::nullopt;
+  // Tensors to permute up to this size are read into buffers (PipelineOptions::read_buffer_max).
+  uint64_t read_buffer_max = kDefaultReadBufferMax;
   std::optional<ShardSelection> shard;  // only for a sharded checkpoint
   // Called with (bytes done, bytes total) before the first tensor and after each one, from
   // one thread at a time.

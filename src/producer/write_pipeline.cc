@@ -21,9 +21,10 @@ namespace {
 // added memory in the benchmark (docs/performance.md): the writer is the slower stage, so the
 // kernel waits for a buffer either way.
 constexpr size_t kOutputBuffers = 2;
-// Conversion buffers (big-endian, Fortran-ordered, protocol 2 sources): one being filled by
-// the reader while the kernel reads the other.
-constexpr size_t kConversionBuffers = 2;
+// Source buffers (a tensor read from its file, or converted to C order from a big-endian,
+// Fortran-ordered or protocol 2 source): one being filled by the reader while the kernel reads
+// the other.
+constexpr size_t kSourceBuffers = 2;
 // Tensors paged in ahead of the kernel: one, so the reader's I/O overlaps the kernel's work
 // without holding more than one extra tensor's pages.
 constexpr size_t kReadAhead = 1;
@@ -60,7 +61,7 @@ constexpr uint64_t kFileCopyMinBytes = uint64_t{1} << 20;
 struct Source {
   size_t job = 0;
   std::span<const std::byte> bytes;
-  BufferPool::Buffer* buffer = nullptr;  // the conversion buffer holding `bytes`; null: mapping
+  BufferPool::Buffer* buffer = nullptr;  // the source buffer holding `bytes`; null: mapping
 };
 
 // A job's device bytes, ready to be written.
@@ -193,6 +194,34 @@ class Pipeline {
     return true;
   }
 
+  const files::MappedFile& MappingOf(size_t job) const {
+    return *set_.files[set_.source[jobs_[job].tensor]].mapping;
+  }
+
+  // Whether the job goes through an output buffer (PermuteInChunks): its layout changes, or it
+  // is large and written directly (read into the buffer, which the write goes out from).
+  bool ThroughOutputBuffer(size_t job) const {
+    const PipelineJob& j = jobs_[job];
+    return transform_.changes_layout(j.transform) ||
+           (!j.destinations.empty() && WantsDirect(j.destinations.front().first) &&
+            TensorOf(job).byte_size() >= files::DirectAppender::kInPlaceMinBytes);
+  }
+
+  // Whether the reader reads the C-order job's bytes from its file into a source buffer for
+  // the kernel (which reads all of them for any chunk of a permuted tensor). Reading them
+  // through the mapping instead made the kernel's time 6x in a VM with shadow paging (its
+  // first touch of each page is the hypervisor's fault; files::MappedFile::ReadInto).
+  bool ReadIntoBuffer(size_t job) const {
+    return transform_.changes_layout(jobs_[job].transform) &&
+           TensorOf(job).byte_size() <= options_.read_buffer_max;
+  }
+
+  // Whether the C-order job's chunks are read from its file straight into the output buffers:
+  // a tensor written as it is through them needs no other copy.
+  bool ReadIntoOutput(size_t job) const {
+    return !transform_.changes_layout(jobs_[job].transform) && ThroughOutputBuffer(job);
+  }
+
   // Records the first failure and stops every stage: queues and pools wake their waiters.
   void Abort(Status status) {
     {
@@ -204,7 +233,7 @@ class Pipeline {
     ready_.Cancel();
     written_.Cancel();
     outputs_.Cancel();
-    conversions_.Cancel();
+    source_buffers_.Cancel();
   }
   bool failed() const { return failed_.load(std::memory_order_acquire); }
 
@@ -228,7 +257,7 @@ class Pipeline {
       Source source{job, tensor.stored, nullptr};
       if (!tensor.is_c_order()) {
         const uint64_t size = tensor.byte_size();
-        source.buffer = conversions_.Acquire(size);
+        source.buffer = source_buffers_.Acquire(size);
         if (source.buffer == nullptr) {
           if (!failed()) Abort(Fail(OutOfMemory(job, size)));
           break;
@@ -237,15 +266,24 @@ class Pipeline {
         Status converted = io::CopyCOrder(tensor, source.buffer->bytes(size));
         files::ReleaseFilePages(tensor.stored);  // read once; the copy is what is used
         if (!converted) {
-          conversions_.Release(source.buffer);
+          source_buffers_.Release(source.buffer);
           Abort(Fail(Located(std::move(converted).error(), job, tensor.file)));
           break;
         }
-      } else if (!CopiedFileToFile(job)) {
+      } else if (ReadIntoBuffer(job)) {
+        const uint64_t size = tensor.byte_size();
+        source.buffer = source_buffers_.Acquire(size);
+        if (source.buffer == nullptr) {
+          if (!failed()) Abort(Fail(OutOfMemory(job, size)));
+          break;
+        }
+        source.bytes = source.buffer->bytes(size);
+        MappingOf(job).ReadInto(tensor.stored, source.buffer->bytes(size));
+      } else if (!CopiedFileToFile(job) && !ReadIntoOutput(job)) {
         files::WillRead(source.bytes);
       }
       if (!ready_.Push(source)) {
-        conversions_.Release(source.buffer);
+        source_buffers_.Release(source.buffer);
         break;
       }
     }
@@ -258,15 +296,14 @@ class Pipeline {
       const PipelineJob& job = jobs_[source->job];
       const bool placed = !job.destinations.empty() && WantsDirect(job.destinations.front().first);
       // A large tensor written as it is goes through an output buffer too when it is written
-      // directly: copied there by the kernel's threads (overlapping the writes), not into the
+      // directly: read there on this thread (overlapping the writes), not copied into the
       // staging buffer by the writer between two of its writes.
-      if (transform_.changes_layout(job.transform) ||
-          (placed && source->bytes.size() >= files::DirectAppender::kInPlaceMinBytes)) {
+      if (ThroughOutputBuffer(source->job)) {
         if (!PermuteInChunks(*source, placed)) break;
         continue;
       }
       // Written as it is, from its source.
-      if (!written_.Push({source->job, source->bytes, source->buffer, &conversions_})) {
+      if (!written_.Push({source->job, source->bytes, source->buffer, &source_buffers_})) {
         ReleaseSource(*source);
         break;
       }
@@ -299,7 +336,12 @@ class Pipeline {
       BufferPool::Buffer* out = outputs_.Acquire(head + length);
       if (out == nullptr) return stop(Fail(OutOfMemory(source.job, head + length)));
       const std::span<std::byte> bytes = out->bytes(head + length).subspan(head);
-      Status applied = transform_.ApplyRange(job.transform, source.bytes, at, bytes);
+      Status applied = Ok();
+      if (source.buffer == nullptr && ReadIntoOutput(source.job)) {
+        MappingOf(source.job).ReadInto(source.bytes.subspan(at, length), bytes);
+      } else {
+        applied = transform_.ApplyRange(job.transform, source.bytes, at, bytes);
+      }
       const bool last = at + length >= size;
       if (last) {
         ReleaseSource(source);
@@ -321,7 +363,7 @@ class Pipeline {
 
   void ReleaseSource(const Source& source) {
     if (source.buffer != nullptr) {
-      conversions_.Release(source.buffer);
+      source_buffers_.Release(source.buffer);
     } else {
       files::ReleaseFilePages(source.bytes);
     }
@@ -493,7 +535,7 @@ class Pipeline {
   BoundedQueue<Source> ready_{kReadAhead};
   BoundedQueue<Piece> written_{kWriteQueue};
   BufferPool outputs_{kOutputBuffers};
-  BufferPool conversions_{kConversionBuffers};
+  BufferPool source_buffers_{kSourceBuffers};
 
   std::mutex mutex_;
   Status failure_;

@@ -1,9 +1,11 @@
 // The producer's pipeline: tensors read, put into device layout and written into their output
 // files, with reading, permuting and writing overlapping across tensors and files.
 //
-//   reader thread    pages the next tensor's source in (MADV_POPULATE_READ) or converts it
-//                    to C order (a big-endian, Fortran-ordered or protocol 2 array) into a
-//                    reusable buffer, one tensor ahead
+//   reader thread    reads the next tensor to permute from its file into a reusable buffer
+//                    (pread, files::MappedFile::ReadInto), or converts it to C order (a
+//                    big-endian, Fortran-ordered or protocol 2 array) into one, one tensor
+//                    ahead; a tensor larger than PipelineOptions::read_buffer_max is paged
+//                    in through its mapping (MADV_POPULATE_READ) instead
 //   calling thread   DeviceTransform::ApplyRange into reusable buffers, a chunk of about
 //                    32 MiB at a time (oneTBB, every core)
 //   writer thread    writes each tensor to its places in the output files (a tensor
@@ -18,11 +20,11 @@
 // (files::DirectAppender; without durability only when such files hold more than the kernel
 // lets wait unflushed in the page cache, PipelineOptions::unsynced_direct_above): the kernel
 // permutes each tensor into its output buffer at the phase of its file offset (a large tensor
-// without a spec is copied there), and the whole blocks go from that buffer to the disk,
-// without a copy into the page cache that the fsync would then have to wait for. Other files
-// are written through the page cache: with pwrite(), and a large tensor written as it is
-// copied from its source file by the kernel (AtomicFile::CopyAt, copy_file_range, as cp
-// copies).
+// without a spec is read there from its file), and the whole blocks go from that buffer to
+// the disk, without a copy into the page cache that the fsync would then have to wait for.
+// Other files are written through the page cache: with pwrite(), and a large tensor written
+// as it is copied from its source file by the kernel (AtomicFile::CopyAt, copy_file_range, as
+// cp copies).
 //
 // There, the writeback is left to the kernel and the commit's fsync, as `cp` + `sync` leaves it:
 // starting each piece's writeback as soon as it was written (sync_file_range) made the durable
@@ -32,11 +34,11 @@
 // overlaps the writes of the next.
 //
 // Memory stays bounded whatever the checkpoint's size: two output buffers of one chunk each,
-// two conversion buffers as large as the largest tensor that needs one (big-endian,
-// Fortran-ordered, protocol 2 sources), plus the source pages of the tensors in flight
-// (released after each). Every file goes through files::AtomicFile: a failure or a kill never
-// leaves a partial file under a final name; files finished before a failure stay (each
-// complete).
+// two source buffers as large as the largest tensor read or converted into one (at most
+// PipelineOptions::read_buffer_max, unless a big-endian, Fortran-ordered or protocol 2 source
+// needs more), plus the mapped source pages of the tensors in flight (released after each).
+// Every file goes through files::AtomicFile: a failure or a kill never leaves a partial file
+// under a final name; files finished before a failure stay (each complete).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +69,9 @@ struct PipelineJob {
   std::vector<std::pair<size_t, uint64_t>> destinations;
 };
 
+// PipelineOptions::read_buffer_max by default.
+inline constexpr uint64_t kDefaultReadBufferMax = uint64_t{512} << 20;
+
 struct PipelineOptions {
   files::Durability durability = files::Durability::kDurable;
   // Durable files that arrive in order go to the disk with direct I/O where it is supported;
@@ -77,6 +82,11 @@ struct PipelineOptions {
   // wait for the disk anyway, after a copy into memory and with everything else cached pushed
   // out. nullopt: files::DirtyPageLimit() (never, where it is unknown).
   std::optional<uint64_t> unsynced_direct_above = std::nullopt;
+  // A tensor that the kernel permutes is read from its file into one of two source buffers
+  // when it holds at most this many bytes (a copy, which costs less than reading it through
+  // its mapping, see files::MappedFile::ReadInto), else read through its mapping. So the
+  // buffers hold at most twice this; 0 reads every source through its mapping.
+  uint64_t read_buffer_max = kDefaultReadBufferMax;
   // Every file must resolve inside this directory (files::AtomicFileOptions::root).
   std::filesystem::path root;
   // Called with (bytes done, bytes total) from one thread at a time: once before the first

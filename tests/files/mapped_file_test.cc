@@ -3,9 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -15,6 +23,26 @@ namespace {
 
 using test::TempDir;
 using ::testing::HasSubstr;
+
+std::string Pattern(size_t size) {
+  std::string content(size, '\0');
+  for (size_t i = 0; i < size; ++i) content[i] = static_cast<char>((i * 2654435761u) >> 13);
+  return content;
+}
+
+// Kilobytes of the mapping that starts at `start` resident in this process (/proc/self/smaps
+// "Rss"), or -1 when no mapping starts there.
+long ResidentKiB(const void* start) {
+  std::ifstream smaps("/proc/self/smaps");
+  char prefix[32];
+  std::snprintf(prefix, sizeof prefix, "%lx-", reinterpret_cast<unsigned long>(start));
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    if (line.rfind(prefix, 0) == 0) inside = true;
+    if (inside && line.rfind("Rss:", 0) == 0) return std::stol(line.substr(4));
+  }
+  return -1;
+}
 
 TEST(MappedFileTest, MapsTheWholeFile) {
   TempDir dir;
@@ -55,6 +83,57 @@ TEST(MappedFileTest, DirectoriesAndFifosAreRefusedWithoutBlocking) {
     EXPECT_EQ(file.error().code, ErrorCode::kIoOpen);
     EXPECT_THAT(file.error().message, HasSubstr("not a regular file"));
   }
+}
+
+TEST(MappedFileTest, ReadIntoCopiesAnyPartOfTheFileWithoutMappingItsPages) {
+  TempDir dir;
+  const std::string content = Pattern(3 * 1024 * 1024 + 4099);
+  test::WriteFile(dir / "f", content);
+  auto file = MappedFile::Open(dir / "f");
+  ASSERT_TRUE(file) << file.error().ToString();
+  const std::span<const std::byte> all = (*file)->bytes();
+  for (const auto& [at, size] : std::vector<std::pair<size_t, size_t>>{
+           {0, content.size()}, {1, 4095}, {4093, 1 << 20}, {content.size() - 5, 5}, {77, 0}}) {
+    std::vector<std::byte> into(size + 1, std::byte{0xEE});
+    (*file)->ReadInto(all.subspan(at, size), std::span(into).first(size));
+    EXPECT_EQ(std::memcmp(into.data(), content.data() + at, size), 0) << at << "+" << size;
+    EXPECT_EQ(into[size], std::byte{0xEE}) << "wrote past the end at " << at << "+" << size;
+  }
+  // Read from the file, not through the mapping: none of its pages were mapped in.
+  EXPECT_EQ(ResidentKiB(all.data()), 0);
+  EXPECT_TRUE((*file)->CheckIntact());
+}
+
+TEST(MappedFileTest, ReadIntoAFileReplacedAtItsPathGivesTheMappedBytes) {
+  TempDir dir;
+  const std::string before = Pattern(1 << 20);
+  test::WriteFile(dir / "f", before);
+  auto file = MappedFile::Open(dir / "f");
+  ASSERT_TRUE(file);
+  test::WriteFile(dir / "new", std::string(before.size(), 'x'));
+  std::filesystem::rename(dir / "new", dir / "f");
+  std::vector<std::byte> into(before.size());
+  (*file)->ReadInto((*file)->bytes(), into);
+  EXPECT_EQ(std::memcmp(into.data(), before.data(), before.size()), 0);
+  EXPECT_TRUE((*file)->CheckIntact());
+}
+
+TEST(MappedFileTest, ReadIntoATruncatedFileGivesZerosAndFailsTheCheck) {
+  TempDir dir;
+  const std::string content = Pattern(1 << 20);
+  test::WriteFile(dir / "f", content);
+  auto file = MappedFile::Open(dir / "f");
+  ASSERT_TRUE(file);
+  ASSERT_EQ(truncate((dir / "f").c_str(), 4096), 0);
+  std::vector<std::byte> into(content.size(), std::byte{0xEE});
+  (*file)->ReadInto((*file)->bytes(), into);
+  EXPECT_EQ(std::memcmp(into.data(), content.data(), 4096), 0);
+  EXPECT_EQ(std::count(into.begin() + 4096, into.end(), std::byte{0}),
+            static_cast<long>(content.size() - 4096));
+  Status intact = (*file)->CheckIntact();
+  ASSERT_FALSE(intact);
+  EXPECT_EQ(intact.error().code, ErrorCode::kIoRead);
+  EXPECT_EQ(intact.error().file, dir / "f");
 }
 
 }  // namespace

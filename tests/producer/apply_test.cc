@@ -109,14 +109,15 @@ TEST_F(ApplyTest, SafetensorsInAndOutKeepDTypeNamesAndMetadata) {
 
 // Durable outputs go to the disk with direct I/O where the file system has it, through the
 // page cache with --buffered-writes; --no-sync takes the page cache below the kernel's
-// dirty-page limit, and direct I/O with --direct-writes. Tensors whose sizes end mid-block,
-// large ones with and without a spec, a header of any length, several files: every way agrees
-// with numpy.
+// dirty-page limit, and direct I/O with --direct-writes. Sources are read into buffers, or
+// through their mappings with --read-buffer-mib 0. Tensors whose sizes end mid-block, large
+// ones with and without a spec, a header of any length, several files: every way agrees with
+// numpy.
 TEST_F(ApplyTest, DirectBufferedAndUnsyncedWritesAllMatchNumpy) {
   MakeCheckpoint("safetensors", 7, 4, /*large=*/true);
   for (const std::string format : {"safetensors", "npy"}) {
-    for (const std::string way :
-         {"", "--buffered-writes", "--no-sync", "--no-sync --direct-writes"}) {
+    for (const std::string way : {"", "--buffered-writes", "--no-sync", "--no-sync --direct-writes",
+                                  "--read-buffer-mib 0", "--no-sync --read-buffer-mib 0"}) {
       SCOPED_TRACE(format + " " + way);
       fs::remove_all(temp_ / "out");
       std::vector<std::string> extra = {"--format", format};
