@@ -21,11 +21,12 @@ apply's.
 The targets (issue 16): apply >= 0.9 x cp+sync, apply-nosync >= 0.5 x cp, apply's CPU time
 <= the kernel's plus 1.5 x the kernel's.
 Before every run the outputs are deleted and `sync` flushes dirty pages, so no run pays for
-its predecessor's writeback; the order of the three rotates every round. The input stays in the
-page cache for all of them. --settle adds a pause after the sync; it is 0 by default because
-in a VM with free page reporting (Firecracker, virtio-balloon) a pause lets the guest hand the
-freed page cache back to the host, and the next run then pays host faults for every page it
-allocates — noise that hits whichever job comes next.
+its predecessor's writeback; the jobs run in a new (seeded) order every round, so that no job
+always follows the same one. The input stays in the page cache for all of them. --settle adds
+a pause after the sync; it is 0 by default because in a VM with free page reporting
+(Firecracker, virtio-balloon) a pause lets the guest hand the freed page cache back to the
+host, and the next run then pays host faults for every page it allocates — noise that hits
+whichever job comes next.
 Prints each run, the medians as GB/s of tensor bytes (file bytes for cp), apply's peak RSS,
 apply's throughput as a fraction of cp's, and each job's median CPU time (the process's
 own; for cp+sync, the cp part; sync's waiting is not CPU).
@@ -37,6 +38,7 @@ Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -140,14 +142,25 @@ def compare(args, name, directory, shards, with_specs=True):
             "apply-nosync": apply(["--no-sync"], "apply-nosync"),
             "apply-buffered": apply(["--buffered-writes"], "apply-buffered")}
     times = {k: [] for k in jobs}
+    # A new order every round (seeded: the same sequence every time the bench runs). Rotating
+    # one order is not enough: it keeps each job after the same one (cyclically), and in a VM
+    # what the job before freed decides whether a job's fresh pages are ones the guest still
+    # has or ones the host must fault in again (apply --no-sync always after the durable apply,
+    # which frees no page cache, took 1.5-2.2 s where cp after a job that did took 0.17 s).
     order = list(jobs)
+    shuffle = random.Random(16)
     for i in range(args.runs):
+        previous = order[-1]
+        while True:
+            shuffle.shuffle(order)
+            if len(order) < 2 or order[0] != previous:
+                break
         for k in order:
             clean([copy, out])
             time.sleep(args.settle)
             times[k].append(jobs[k]())
-        print(f"run {i + 1}: " + ", ".join(f"{k} {times[k][-1]:.3f} s" for k in jobs))
-        order = order[1:] + order[:1]  # rotate, so no job always follows the same one
+        print(f"run {i + 1} ({' '.join(order)}): "
+              + ", ".join(f"{k} {times[k][-1]:.3f} s" for k in jobs))
     clean([copy, out])
 
     med = {k: statistics.median(v) for k, v in times.items()}
