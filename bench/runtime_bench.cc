@@ -15,7 +15,8 @@
 //   range_<N>_1thread/<case>      the same on the calling thread only: against apply_1thread
 //   range_<N>_into_output/<case>  the ranges written to their places in one whole output
 //                          (every line of it read from DRAM before it is written: slower)
-// Bytes/s are output bytes (bytes_per_second); compare rows as ratios within one run.
+// Bytes/s are output bytes (bytes_per_second); compare rows as ratios within one run. Buffers
+// are advised huge pages, as a runtime's pinned DMA buffers are (measure::Buffer, as iotx bench).
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "iotx/iotx.h"
 #include "iotx/plan.h"
 #include "iotx/runtime.h"
+#include "measure.h"
 
 namespace {
 
@@ -83,8 +85,14 @@ struct CModel {
 
 // Source and destination, touched once so that page faults stay out of the timings.
 struct Buffers {
-  std::vector<char> src, dst;
-  explicit Buffers(size_t bytes) : src(bytes, 1), dst(bytes, 0) {}
+  iotx::measure::Buffer src_bytes, dst_bytes;
+  char* src;
+  char* dst;
+  explicit Buffers(size_t bytes)
+      : src_bytes(bytes, true, 1),
+        dst_bytes(bytes, true, 0),
+        src(reinterpret_cast<char*>(src_bytes.data())),
+        dst(reinterpret_cast<char*>(dst_bytes.data())) {}
 };
 
 // false (and the benchmark skipped with the error's message) when a C call failed.
@@ -99,8 +107,8 @@ void BM_Memcpy(benchmark::State& state, const Case& c) {
   const size_t bytes = BytesOf(c);
   Buffers b(bytes);
   for (auto _ : state) {
-    std::memcpy(b.dst.data(), b.src.data(), bytes);
-    benchmark::DoNotOptimize(b.dst.data());
+    std::memcpy(b.dst, b.src, bytes);
+    benchmark::DoNotOptimize(b.dst);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
@@ -118,7 +126,7 @@ void BM_Apply(benchmark::State& state, const Case& c) {
   const size_t bytes = BytesOf(c);
   Buffers b(bytes);
   for (auto _ : state) {
-    auto s = t->Apply(0, {b.src.data(), bytes}, {b.dst.data(), bytes});
+    auto s = t->Apply(0, {b.src, bytes}, {b.dst, bytes});
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
@@ -137,7 +145,7 @@ void BM_Execute(benchmark::State& state, const Case& c, int max_threads) {
   const size_t bytes = iotx::PlanBytes(**plan);
   Buffers b(bytes);
   for (auto _ : state) {
-    auto s = iotx::Execute(**plan, b.src.data(), b.dst.data());
+    auto s = iotx::Execute(**plan, b.src, b.dst);
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
@@ -155,7 +163,7 @@ void BM_ApplyCallingThread(benchmark::State& state, const Case& c) {
   iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
   options.max_threads = 1;
   for (auto _ : state) {
-    if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, b.dst.data(),
+    if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src, bytes, b.dst,
                                                     bytes, &options))) {
       return;
     }
@@ -177,7 +185,8 @@ void BM_Ranges(benchmark::State& state, const Case& c, int max_threads, RangeTar
   }
   const size_t bytes = BytesOf(c);
   Buffers b(bytes);
-  std::vector<char> ring(2 * c.range_bytes, 0);
+  iotx::measure::Buffer ring_bytes(2 * c.range_bytes, true, 0);
+  char* ring = reinterpret_cast<char*>(ring_bytes.data());
   iotx_apply_options options = IOTX_APPLY_OPTIONS_INIT;
   options.flags = IOTX_APPLY_RANGE;
   options.max_threads = max_threads;
@@ -186,9 +195,9 @@ void BM_Ranges(benchmark::State& state, const Case& c, int max_threads, RangeTar
     for (size_t offset = 0; offset < bytes; offset += c.range_bytes) {
       options.range_offset = offset;
       options.range_length = std::min(c.range_bytes, bytes - offset);
-      char* dst = target == RangeTarget::kWholeOutput ? b.dst.data() + offset
-                                                      : ring.data() + (piece++ % 2) * c.range_bytes;
-      if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src.data(), bytes, dst,
+      char* dst = target == RangeTarget::kWholeOutput ? b.dst + offset
+                                                      : ring + (piece++ % 2) * c.range_bytes;
+      if (!Succeeded(state, iotx_transformer_apply_ex(m.t, 0, b.src, bytes, dst,
                                                       options.range_length, &options))) {
         return;
       }
