@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/calibration_cache.h"
 #include "kernels/dispatch.h"
 
 namespace iotx::kernels {
@@ -81,6 +82,7 @@ StreamingThreshold Calibrate(const Caches& caches) {
   if (!src || !dst) {
     t.bytes = static_cast<int64_t>(largest);
     t.why = "calibration could not allocate its buffers; streaming from the largest size tried";
+    t.measured = false;
     return t;
   }
   Nest stream;
@@ -118,7 +120,9 @@ const Caches& CachedCaches() {
 }  // namespace
 
 const StreamingThreshold& CalibrateStreaming() {
-  static const StreamingThreshold threshold = Calibrate(CachedCaches());
+  static const StreamingThreshold threshold =
+      LoadOrCalibrate(CalibrationCacheDir(), MachineSignature(CurrentMachine(false)),
+                      [] { return Calibrate(CachedCaches()); });
   return threshold;
 }
 

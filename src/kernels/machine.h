@@ -23,11 +23,13 @@ struct Machine {
 
 // The machine now: the cache geometry (read once per process), the dispatch's current
 // target (read per call: tests pin targets), and, when `with_streaming_threshold`, the
-// streaming threshold of CalibrateStreaming (measured once per process, on first request).
+// streaming threshold of CalibrateStreaming (read or measured once per process, on first
+// request).
 Machine CurrentMachine(bool with_streaming_threshold);
 
-// The output size from which cache-bypassing stores pay, measured once per process (about
-// 10 ms, on the first plan that needs it) and cached: a regular-store copy is timed at
+// The output size from which cache-bypassing stores pay, measured once per machine (15-70 ms,
+// on the first plan that needs it; kept in a file for later processes, calibration_cache.h)
+// and once per process read from there: a regular-store copy is timed at
 // 2, 4, ... times the L2 size and compared with a streaming copy of the largest; the
 // threshold is the smallest size at which the regular copy is the slower. Reported cache
 // sizes cannot decide it alone: a VM reports the host's whole last-level cache (here 508 MiB)
@@ -35,6 +37,7 @@ Machine CurrentMachine(bool with_streaming_threshold);
 struct StreamingThreshold {
   int64_t bytes = 0;
   std::string why;
+  bool measured = true;  // false: a fallback (the buffers could not be allocated), not kept
 };
 const StreamingThreshold& CalibrateStreaming();
 
