@@ -18,6 +18,8 @@
 namespace iotx::cli {
 namespace {
 
+static_assert(kDefaultReadBufferMib << 20 == producer::kDefaultReadBufferMax);
+
 // Splits every --input NAME=FILE; false (after saying why) when one is malformed or a name
 // repeats.
 bool ParseNpyInputs(const std::vector<std::string>& args, std::vector<producer::NpyInput>& out) {

@@ -2,10 +2,14 @@
 // The options as command_line.cc parses them, and the job. No CLI11 here.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace iotx::cli {
+
+// --read-buffer-mib's default: producer::kDefaultReadBufferMax (checked in cmd_apply.cc).
+inline constexpr uint64_t kDefaultReadBufferMib = 512;
 
 struct ApplyArgs {
   std::string io_transposes;
@@ -17,7 +21,7 @@ struct ApplyArgs {
   bool no_sync = false;
   bool buffered_writes = false;
   bool direct_writes = false;
-  uint64_t read_buffer_mib = 512;
+  uint64_t read_buffer_mib = kDefaultReadBufferMib;
   bool finish_index = false;
   bool quiet = false;
 };
