@@ -385,6 +385,12 @@ TEST_F(ApplyErrorTest, UsageErrors) {
                      "--format", "hdf5"})
                 .exit_code,
             2);
+  for (const std::string mib : {"-1", "x", "16777217", ""}) {
+    ProcessResult r = RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
+                               "small=" + in_ + "/small.npy", "--read-buffer-mib", mib});
+    EXPECT_EQ(r.exit_code, 2) << mib;
+    EXPECT_THAT(r.err, HasSubstr("--read-buffer-mib")) << mib;
+  }
   ExpectNoOutput();
   ProcessResult help = RunTool({"apply", "--help"});
   EXPECT_EQ(help.exit_code, 0);
