@@ -1,10 +1,7 @@
 #include "files/direct_appender.h"
 
 #include <fcntl.h>
-// <linux/stat.h>, not <sys/stat.h>: glibc 2.36's struct statx lacks the direct I/O fields.
-#include <linux/stat.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "files/direct_io.h"
 #include "files/system_error.h"
 
 namespace iotx::files {
@@ -23,21 +21,6 @@ namespace {
 // 0.5-4 MiB), small enough to be a fixed cost per open file.
 constexpr size_t kStagingBytes = size_t{8} << 20;
 
-// The direct I/O alignment of `fd`'s file (the larger of memory and offset alignment), or 0
-// when the file system reports none we can use.
-size_t DirectAlignment(int fd) {
-  struct statx stx = {};
-  if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) != 0) return 0;
-  // Zero alignments: the file system answered, but does not do direct I/O on this file.
-  if ((stx.stx_mask & STATX_DIOALIGN) == 0 || stx.stx_dio_mem_align == 0 ||
-      stx.stx_dio_offset_align == 0) {
-    return 0;
-  }
-  const size_t align = std::max<size_t>(stx.stx_dio_mem_align, stx.stx_dio_offset_align);
-  if (!std::has_single_bit(align) || align > DirectAppender::kPhase) return 0;
-  return align;
-}
-
 }  // namespace
 
 DirectAppender::DirectAppender(AtomicFile& file, size_t align, std::byte* staging)
@@ -47,7 +30,7 @@ DirectAppender::~DirectAppender() { munmap(staging_, kStagingBytes); }
 
 Expected<std::unique_ptr<DirectAppender>> DirectAppender::Open(AtomicFile& file) {
   const int fd = file.descriptor();
-  const size_t align = fd < 0 ? 0 : DirectAlignment(fd);
+  const size_t align = fd < 0 ? 0 : DirectIoAlignment(fd);
   if (align == 0) return std::unique_ptr<DirectAppender>();
   void* staging =
       mmap(nullptr, kStagingBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -21,6 +21,7 @@
 #include <span>
 
 #include "files/atomic_file.h"
+#include "files/direct_io.h"
 #include "iotx/status.h"
 
 namespace iotx::files {
@@ -30,7 +31,7 @@ class DirectAppender {
   // AppendInPlace wants the data at an address congruent to the file position modulo this.
   // The alignments Linux file systems report divide it; a file system asking for more is
   // written through the page cache.
-  static constexpr size_t kPhase = 4096;
+  static constexpr size_t kPhase = kDirectPhase;
   // AppendInPlace copies pieces smaller than this into the staging buffer like Append: many
   // small tensors then leave in one large write instead of a synchronous write each.
   static constexpr size_t kInPlaceMinBytes = size_t{1} << 20;

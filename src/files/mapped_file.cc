@@ -1,9 +1,5 @@
 #include "files/mapped_file.h"
 
-#include "files/linux_limits.h"
-#include "files/sigbus_guard.h"
-#include "files/system_error.h"
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,7 +8,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <system_error>
+
+#include "files/direct_io.h"
+#include "files/linux_limits.h"
+#include "files/sigbus_guard.h"
+#include "files/system_error.h"
 
 namespace iotx::files {
 namespace {
@@ -98,6 +100,55 @@ void MappedFile::ReadInto(std::span<const std::byte> bytes,
   if (done < bytes.size()) {
     std::memcpy(into.data() + done, bytes.data() + done, bytes.size() - done);
   }
+}
+
+std::span<const std::byte> MappedFile::ReadIntoRoom(std::span<const std::byte> bytes,
+                                                    std::span<std::byte> room) const noexcept {
+  if (bytes.size() >= kDirectReadMinBytes) {
+    struct stat st;
+    const bool trusted = stat(path_.c_str(), &st) == 0 &&
+                         (st.st_uid == geteuid() || access(path_.c_str(), W_OK) == 0);
+    const std::optional<double> cached = CachedFraction(bytes, trusted);
+    if (cached && *cached < 0.5) {
+      const std::span<const std::byte> read = ReadDirect(bytes, room);
+      if (!read.empty()) return read;
+    }
+  }
+  ReadInto(bytes, room.first(bytes.size()));
+  return room.first(bytes.size());
+}
+
+std::span<const std::byte> MappedFile::ReadDirect(std::span<const std::byte> bytes,
+                                                  std::span<std::byte> room) const noexcept {
+  const int fd = OpenSameFile();
+  if (fd < 0) return {};
+  const size_t align = DirectIoAlignment(fd);
+  const int flags = fcntl(fd, F_GETFL);
+  if (align == 0 || flags < 0 || fcntl(fd, F_SETFL, flags | O_DIRECT) != 0) {
+    close(fd);
+    return {};
+  }
+  const auto offset = static_cast<size_t>(bytes.data() - data_);
+  const size_t head = offset % kDirectPhase;
+  const size_t want = head + bytes.size();
+  // Whole blocks from the one the bytes start in to the one they end in (the last may run
+  // past the end of the file: the read then stops there).
+  const size_t length = (want + align - 1) / align * align;
+  size_t done = 0;
+  while (done < want) {
+    const ssize_t n = pread(fd, room.data() + done, std::min(length - done, kMaxWriteChunk),
+                            static_cast<off_t>(offset - head + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // an I/O error or a file that shrank: the rest from the mapping
+    done += static_cast<size_t>(n);
+    if (done % align != 0) break;  // short of a block: the end of the file
+  }
+  close(fd);
+  if (done < want) {
+    const size_t from = std::max(done, head);
+    std::memcpy(room.data() + from, bytes.data() + (from - head), want - from);
+  }
+  return room.subspan(head, bytes.size());
 }
 
 Status MappedFile::CheckIntact() const {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "files/direct_io.h"
 #include "iotx/status.h"
 
 namespace iotx::files {
@@ -52,6 +53,21 @@ class MappedFile {
   // ~1.7 us a page against ~0.16 us copied, docs/performance.md "Sources read, not mapped").
   void ReadInto(std::span<const std::byte> bytes, std::span<std::byte> into) const noexcept;
 
+  // Room ReadIntoRoom needs beyond the bytes it reads.
+  static constexpr size_t kRoomSlack = 2 * kDirectPhase;
+
+  // Reads `bytes` (a part of bytes()) like ReadInto, into `room` (starting at a multiple of
+  // kDirectPhase, at least bytes.size() + kRoomSlack long), and returns where in it they are.
+  // When most of their pages are not in the page cache and the file system can, they are read
+  // with O_DIRECT from the disk into `room` at the phase of their file offset: no copy, and
+  // the page cache keeps what it held (a checkpoint of hundreds of GB read once would push
+  // everything else out). Cached bytes, files whose cache Linux does not report to us (neither
+  // ours nor writable: see CachedFraction), pieces under kDirectReadMinBytes and file systems
+  // without direct I/O are read with pread() to the start of `room`.
+  std::span<const std::byte> ReadIntoRoom(std::span<const std::byte> bytes,
+                                          std::span<std::byte> room) const noexcept;
+  static constexpr size_t kDirectReadMinBytes = size_t{1} << 20;
+
   // What identifies the file's content when it was mapped.
   struct Identity {
     uint64_t device = 0, inode = 0, size = 0;
@@ -61,6 +77,11 @@ class MappedFile {
  private:
   MappedFile(std::string path, const std::byte* data, size_t size, Identity identity)
       : path_(std::move(path)), data_(data), size_(size), identity_(identity) {}
+
+  // Reads `bytes` with O_DIRECT into `room` at their file offset's phase; the returned span is
+  // empty when direct I/O is not possible here (nothing was read then).
+  std::span<const std::byte> ReadDirect(std::span<const std::byte> bytes,
+                                        std::span<std::byte> room) const noexcept;
 
   std::string path_;
   const std::byte* data_ = nullptr;

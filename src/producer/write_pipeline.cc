@@ -271,14 +271,14 @@ class Pipeline {
           break;
         }
       } else if (ReadIntoBuffer(job)) {
-        const uint64_t size = tensor.byte_size();
-        source.buffer = source_buffers_.Acquire(size);
+        // With room for a direct read, which puts the bytes at their file offset's phase.
+        const uint64_t room = tensor.byte_size() + files::MappedFile::kRoomSlack;
+        source.buffer = source_buffers_.Acquire(room);
         if (source.buffer == nullptr) {
-          if (!failed()) Abort(Fail(OutOfMemory(job, size)));
+          if (!failed()) Abort(Fail(OutOfMemory(job, room)));
           break;
         }
-        source.bytes = source.buffer->bytes(size);
-        MappingOf(job).ReadInto(tensor.stored, source.buffer->bytes(size));
+        source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored, source.buffer->bytes(room));
       } else if (!CopiedFileToFile(job) && !ReadIntoOutput(job)) {
         files::WillRead(source.bytes);
       }

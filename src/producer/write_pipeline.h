@@ -2,7 +2,8 @@
 // files, with reading, permuting and writing overlapping across tensors and files.
 //
 //   reader thread    reads the next tensor to permute from its file into a reusable buffer
-//                    (pread, files::MappedFile::ReadInto), or converts it to C order (a
+//                    (files::MappedFile::ReadIntoRoom: with O_DIRECT from the disk when the
+//                    page cache does not hold it, else pread), or converts it to C order (a
 //                    big-endian, Fortran-ordered or protocol 2 array) into one, one tensor
 //                    ahead; a tensor larger than PipelineOptions::read_buffer_max is paged
 //                    in through its mapping (MADV_POPULATE_READ) instead

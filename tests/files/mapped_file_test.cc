@@ -1,7 +1,9 @@
 #include "files/mapped_file.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,6 +136,98 @@ TEST(MappedFileTest, ReadIntoATruncatedFileGivesZerosAndFailsTheCheck) {
   ASSERT_FALSE(intact);
   EXPECT_EQ(intact.error().code, ErrorCode::kIoRead);
   EXPECT_EQ(intact.error().file, dir / "f");
+}
+
+// Drops the file's pages from the page cache (written back first), as if never read.
+void Uncache(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(fdatasync(fd), 0);
+  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  close(fd);
+}
+
+// The fraction of the file's pages in the page cache, from a mapping of our own (mincore).
+double CachedPages(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const size_t size = std::filesystem::file_size(path);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> cached((size + page - 1) / page);
+  EXPECT_EQ(mincore(map, size, cached.data()), 0);
+  munmap(map, size);
+  return static_cast<double>(std::count_if(cached.begin(), cached.end(),
+                                           [](unsigned char c) { return (c & 1) != 0; })) /
+         static_cast<double>(cached.size());
+}
+
+// Uncached bytes come from the disk directly: into the room at their file offset's phase, and
+// the page cache is left without them. Cached ones are copied to the room's start.
+TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
+  TempDir dir;
+  const std::string content = Pattern(5 * 1024 * 1024 + 333);
+  test::WriteFile(dir / "f", content);
+  auto file = MappedFile::Open(dir / "f");
+  ASSERT_TRUE(file);
+  const int probe = open((dir / "f").c_str(), O_RDONLY | O_CLOEXEC);
+  const bool direct = probe >= 0 && DirectIoAlignment(probe) != 0;
+  if (probe >= 0) close(probe);
+  const std::span<const std::byte> all = (*file)->bytes();
+  const size_t room_bytes = content.size() + MappedFile::kRoomSlack;
+  void* memory =
+      mmap(nullptr, room_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  const std::span<std::byte> room(static_cast<std::byte*>(memory), room_bytes);
+  for (const auto& [at, size] : std::vector<std::pair<size_t, size_t>>{
+           {0, content.size()}, {4097, 2 << 20}, {777, content.size() - 777}, {3, (1 << 20) - 1}}) {
+    SCOPED_TRACE(std::to_string(at) + "+" + std::to_string(size));
+    Uncache(dir / "f");
+    const std::span<const std::byte> read = (*file)->ReadIntoRoom(all.subspan(at, size), room);
+    ASSERT_EQ(read.size(), size);
+    ASSERT_GE(read.data(), room.data());
+    ASSERT_LE(read.data() + size, room.data() + room.size());
+    EXPECT_EQ(std::memcmp(read.data(), content.data() + at, size), 0);
+    if (direct && size >= MappedFile::kDirectReadMinBytes) {
+      EXPECT_EQ(static_cast<size_t>(read.data() - room.data()), at % kDirectPhase);
+      EXPECT_LT(CachedPages(dir / "f"), 0.1);
+    } else {
+      EXPECT_EQ(read.data(), room.data());
+    }
+  }
+  // Cached: copied to the start, and the cache keeps it.
+  std::ifstream(dir / "f", std::ios::binary).ignore(static_cast<std::streamsize>(content.size()));
+  const std::span<const std::byte> read = (*file)->ReadIntoRoom(all.subspan(4097, 2 << 20), room);
+  EXPECT_EQ(read.data(), room.data());
+  EXPECT_EQ(std::memcmp(read.data(), content.data() + 4097, 2 << 20), 0);
+  EXPECT_GT(CachedPages(dir / "f"), 0.9);
+  EXPECT_EQ(ResidentKiB(all.data()), 0);  // and never through the mapping
+  munmap(memory, room_bytes);
+  EXPECT_TRUE((*file)->CheckIntact());
+}
+
+// A source truncated before a direct read: what is past its new end reads as zeros, and the
+// check fails.
+TEST(MappedFileTest, ReadIntoRoomOfATruncatedFileGivesZerosAndFailsTheCheck) {
+  TempDir dir;
+  const std::string content = Pattern(3 << 20);
+  test::WriteFile(dir / "f", content);
+  auto file = MappedFile::Open(dir / "f");
+  ASSERT_TRUE(file);
+  Uncache(dir / "f");
+  ASSERT_EQ(truncate((dir / "f").c_str(), 1 << 20), 0);
+  std::vector<std::byte> room_storage(content.size() + 2 * MappedFile::kRoomSlack);
+  // The room must start at a multiple of kDirectPhase.
+  auto* start = reinterpret_cast<std::byte*>(
+      (reinterpret_cast<uintptr_t>(room_storage.data()) + kDirectPhase - 1) / kDirectPhase *
+      kDirectPhase);
+  const std::span<std::byte> room(start, content.size() + MappedFile::kRoomSlack);
+  const std::span<const std::byte> read = (*file)->ReadIntoRoom((*file)->bytes(), room);
+  ASSERT_EQ(read.size(), content.size());
+  EXPECT_EQ(std::memcmp(read.data(), content.data(), 1 << 20), 0);
+  EXPECT_EQ(std::count(read.begin() + (1 << 20), read.end(), std::byte{0}),
+            static_cast<long>(content.size() - (1 << 20)));
+  EXPECT_FALSE((*file)->CheckIntact());
 }
 
 }  // namespace

@@ -1,9 +1,8 @@
 // `iotx apply` end to end: .npy, pickle and safetensors inputs, .npy and safetensors outputs,
 // checked by producer_check.py against numpy; every error leaves no output file behind.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "files/direct_io.h"
 #include "producer_test_util.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -210,6 +210,56 @@ TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }
+}
+
+// A source the page cache does not hold (a checkpoint read for the first time) is read from the
+// disk directly where the file system can: the output is numpy's, and the page cache is left
+// without the input's pages (a conversion of hundreds of GB would otherwise push everything
+// else out). Where the source is cached, it stays so.
+TEST_F(ApplyTest, AnUncachedSourceIsReadDirectlyAndLeftOutOfThePageCache) {
+  ProcessResult r = RunPython(
+      "import sys, numpy as np\n"
+      "a = (np.arange(3001 * 1999, dtype=np.uint32) * 2654435761 % 4294967291)\n"
+      "np.save(sys.argv[1] + '/big.npy', a.astype(np.float32).reshape(3001, 1999))\n",
+      {in_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteFile(in_ + "/io_transposes.json",
+            "[{\"input_name\": \"big\", \"reshape\": [3001, 1999], \"transpose\": [1, 0]}]");
+  const std::string input = in_ + "/big.npy";
+  const auto uncache = [&] {
+    const int fd = open(input.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fdatasync(fd), 0);  // dirty pages are not dropped
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    close(fd);
+  };
+  const auto check = [&] {
+    r = RunPython(
+        "import sys, numpy as np\n"
+        "a = np.load(sys.argv[1] + '/big.npy')\n"
+        "b = np.load(sys.argv[2] + '/value_big.npy')\n"
+        "assert np.array_equal(b, a.T), np.argwhere(b != a.T)[:3]\n",
+        {in_, out_});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  };
+  uncache();
+  ASSERT_LT(CachedFraction(input), 0.01);
+  r = Apply({"--input", "big=" + input}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double after = CachedFraction(input);
+  check();  // numpy reads the input: from here on it is cached
+  const int fd = open(input.c_str(), O_RDONLY | O_CLOEXEC);
+  const bool direct = fd >= 0 && files::DirectIoAlignment(fd) != 0;
+  if (fd >= 0) close(fd);
+  if (!direct) GTEST_SKIP() << "no direct I/O on the file system of " << input;
+  // Not zero: parsing the header faults its page in through the mapping, and the kernel reads
+  // around a fault (read_ahead_kb, 8 MiB on this project's VM: 35 % of the 24 MB input).
+  EXPECT_LT(after, 0.5);
+  fs::remove_all(temp_ / "out");
+  r = Apply({"--input", "big=" + input}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(CachedFraction(input), 0.9);
+  check();
 }
 
 TEST_F(ApplyTest, ARepeatedNameKeepsTheFirstWithAWarning) {
