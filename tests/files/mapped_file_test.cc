@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "support/page_cache.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -138,30 +139,6 @@ TEST(MappedFileTest, ReadIntoATruncatedFileGivesZerosAndFailsTheCheck) {
   EXPECT_EQ(intact.error().file, dir / "f");
 }
 
-// Drops the file's pages from the page cache (written back first), as if never read.
-void Uncache(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(fdatasync(fd), 0);
-  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-  close(fd);
-}
-
-// The fraction of the file's pages in the page cache, from a mapping of our own (mincore).
-double CachedPages(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  const size_t size = std::filesystem::file_size(path);
-  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> cached((size + page - 1) / page);
-  EXPECT_EQ(mincore(map, size, cached.data()), 0);
-  munmap(map, size);
-  return static_cast<double>(std::count_if(cached.begin(), cached.end(),
-                                           [](unsigned char c) { return (c & 1) != 0; })) /
-         static_cast<double>(cached.size());
-}
-
 // Uncached bytes come from the disk directly: into the room at their file offset's phase, and
 // the page cache is left without them. Cached ones are copied to the room's start.
 TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
@@ -182,7 +159,7 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
   for (const auto& [at, size] : std::vector<std::pair<size_t, size_t>>{
            {0, content.size()}, {4097, 2 << 20}, {777, content.size() - 777}, {3, (1 << 20) - 1}}) {
     SCOPED_TRACE(std::to_string(at) + "+" + std::to_string(size));
-    Uncache(dir / "f");
+    ASSERT_TRUE(test::DropFromPageCache(dir / "f"));
     const std::span<const std::byte> read = (*file)->ReadIntoRoom(all.subspan(at, size), room);
     ASSERT_EQ(read.size(), size);
     ASSERT_GE(read.data(), room.data());
@@ -190,7 +167,9 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
     EXPECT_EQ(std::memcmp(read.data(), content.data() + at, size), 0);
     if (direct && size >= MappedFile::kDirectReadMinBytes) {
       EXPECT_EQ(static_cast<size_t>(read.data() - room.data()), at % kDirectPhase);
-      EXPECT_LT(CachedPages(dir / "f"), 0.1);
+      const double cached = test::CachedFraction(dir / "f");
+      ASSERT_GE(cached, 0);
+      EXPECT_LT(cached, 0.1);
     } else {
       EXPECT_EQ(read.data(), room.data());
     }
@@ -200,7 +179,7 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
   const std::span<const std::byte> read = (*file)->ReadIntoRoom(all.subspan(4097, 2 << 20), room);
   EXPECT_EQ(read.data(), room.data());
   EXPECT_EQ(std::memcmp(read.data(), content.data() + 4097, 2 << 20), 0);
-  EXPECT_GT(CachedPages(dir / "f"), 0.9);
+  EXPECT_GT(test::CachedFraction(dir / "f"), 0.9);
   EXPECT_EQ(ResidentKiB(all.data()), 0);  // and never through the mapping
   munmap(memory, room_bytes);
   EXPECT_TRUE((*file)->CheckIntact());
@@ -214,7 +193,7 @@ TEST(MappedFileTest, ReadIntoRoomOfATruncatedFileGivesZerosAndFailsTheCheck) {
   test::WriteFile(dir / "f", content);
   auto file = MappedFile::Open(dir / "f");
   ASSERT_TRUE(file);
-  Uncache(dir / "f");
+  ASSERT_TRUE(test::DropFromPageCache(dir / "f"));
   ASSERT_EQ(truncate((dir / "f").c_str(), 1 << 20), 0);
   std::vector<std::byte> room_storage(content.size() + 2 * MappedFile::kRoomSlack);
   // The room must start at a multiple of kDirectPhase.

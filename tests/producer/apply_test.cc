@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "files/direct_io.h"
 #include "producer_test_util.h"
+#include "support/page_cache.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -46,6 +46,19 @@ class ApplyTest : public ::testing::Test {
   void ExpectOutput(const std::string& format, const std::string& name = "in.safetensors") {
     ProcessResult r = RunCheck({"check-apply", in_, out_, "--format", format, "--name", name});
     EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  }
+  // big.npy, a rows x cols f32 array of distinct values, and a spec that transposes it.
+  void WriteBigTranspose(int rows, int cols) {
+    const std::string shape = std::to_string(rows) + ", " + std::to_string(cols);
+    ProcessResult r = RunPython(
+        "import sys, numpy as np\n"
+        "rows, cols = int(sys.argv[2]), int(sys.argv[3])\n"
+        "a = (np.arange(rows * cols, dtype=np.uint32) * 2654435761 % 4294967291)\n"
+        "np.save(sys.argv[1] + '/big.npy', a.astype(np.float32).reshape(rows, cols))\n",
+        {in_, std::to_string(rows), std::to_string(cols)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    WriteFile(in_ + "/io_transposes.json",
+              "[{\"input_name\": \"big\", \"reshape\": [" + shape + "], \"transpose\": [1, 0]}]");
   }
   // No output at all: the out dir is missing or empty (no final file, no temporary).
   void ExpectNoOutput() {
@@ -133,24 +146,6 @@ TEST_F(ApplyTest, DirectBufferedAndUnsyncedWritesAllMatchNumpy) {
   }
 }
 
-// Which of the output's pages the page cache holds, as a fraction (mincore of a mapping).
-double CachedFraction(const fs::path& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  const size_t size = fs::file_size(path);
-  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return -1;
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> cached((size + page - 1) / page);
-  const int rc = mincore(map, size, cached.data());
-  munmap(map, size);
-  if (rc != 0) return -1;
-  return static_cast<double>(
-             std::count_if(cached.begin(), cached.end(), [](unsigned char c) { return c & 1; })) /
-         static_cast<double>(cached.size());
-}
-
 // What the ways of writing do to the page cache: an output written directly leaves (almost)
 // none of its pages there, one written through it leaves them all. Where the durable default
 // leaves them too, the file system has no direct I/O and the test has nothing to tell apart.
@@ -180,14 +175,8 @@ TEST_F(ApplyTest, DirectWritesLeaveThePageCacheAlone) {
 // second piece whose file offset is not block-aligned (the .npy header before it), in a file
 // written directly and in one written through the page cache, into .npy and safetensors.
 TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
-  ProcessResult r = RunPython(
-      "import sys, numpy as np\n"
-      "a = (np.arange(4099 * 2053, dtype=np.uint32) * 2654435761 % 4294967291)\n"
-      "np.save(sys.argv[1] + '/big.npy', a.astype(np.float32).reshape(4099, 2053))\n",
-      {in_});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  WriteFile(in_ + "/io_transposes.json",
-            "[{\"input_name\": \"big\", \"reshape\": [4099, 2053], \"transpose\": [1, 0]}]");
+  ASSERT_NO_FATAL_FAILURE(WriteBigTranspose(4099, 2053));
+  ProcessResult r;
   for (const std::string format : {"npy", "safetensors"}) {
     for (const std::string way : {"--quiet", "--buffered-writes"}) {
       SCOPED_TRACE(format + " " + way);
@@ -217,22 +206,9 @@ TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
 // without the input's pages (a conversion of hundreds of GB would otherwise push everything
 // else out). Where the source is cached, it stays so.
 TEST_F(ApplyTest, AnUncachedSourceIsReadDirectlyAndLeftOutOfThePageCache) {
-  ProcessResult r = RunPython(
-      "import sys, numpy as np\n"
-      "a = (np.arange(3001 * 1999, dtype=np.uint32) * 2654435761 % 4294967291)\n"
-      "np.save(sys.argv[1] + '/big.npy', a.astype(np.float32).reshape(3001, 1999))\n",
-      {in_});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  WriteFile(in_ + "/io_transposes.json",
-            "[{\"input_name\": \"big\", \"reshape\": [3001, 1999], \"transpose\": [1, 0]}]");
+  ASSERT_NO_FATAL_FAILURE(WriteBigTranspose(3001, 1999));
+  ProcessResult r;
   const std::string input = in_ + "/big.npy";
-  const auto uncache = [&] {
-    const int fd = open(input.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(fdatasync(fd), 0);  // dirty pages are not dropped
-    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-    close(fd);
-  };
   const auto check = [&] {
     r = RunPython(
         "import sys, numpy as np\n"
@@ -242,8 +218,10 @@ TEST_F(ApplyTest, AnUncachedSourceIsReadDirectlyAndLeftOutOfThePageCache) {
         {in_, out_});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   };
-  uncache();
-  ASSERT_LT(CachedFraction(input), 0.01);
+  ASSERT_TRUE(DropFromPageCache(input));
+  const double before = CachedFraction(input);
+  ASSERT_GE(before, 0) << "mincore failed on " << input;
+  ASSERT_LT(before, 0.01);
   r = Apply({"--input", "big=" + input}, {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double after = CachedFraction(input);
