@@ -198,13 +198,18 @@ class Pipeline {
     return *set_.files[set_.source[jobs_[job].tensor]].mapping;
   }
 
+  // Whether the job's first file may be written directly: its output buffers then hold it at
+  // the phase of its file offset (DirectAppender::AppendInPlace).
+  bool Placed(size_t job) const {
+    const PipelineJob& j = jobs_[job];
+    return !j.destinations.empty() && WantsDirect(j.destinations.front().first);
+  }
+
   // Whether the job goes through an output buffer (PermuteInChunks): its layout changes, or it
   // is large and written directly (read into the buffer, which the write goes out from).
   bool ThroughOutputBuffer(size_t job) const {
-    const PipelineJob& j = jobs_[job];
-    return transform_.changes_layout(j.transform) ||
-           (!j.destinations.empty() && WantsDirect(j.destinations.front().first) &&
-            TensorOf(job).byte_size() >= files::DirectAppender::kInPlaceMinBytes);
+    return transform_.changes_layout(jobs_[job].transform) ||
+           (Placed(job) && TensorOf(job).byte_size() >= files::DirectAppender::kInPlaceMinBytes);
   }
 
   // Whether the reader reads the C-order job's bytes from its file into a source buffer for
@@ -250,6 +255,14 @@ class Pipeline {
         .AtKey(TensorOf(job).name);
   }
 
+  // A source buffer of `bytes` for `job`, or null once the pipeline stops (out of memory is
+  // recorded here, naming the tensor).
+  BufferPool::Buffer* AcquireSourceBuffer(size_t job, uint64_t bytes) {
+    BufferPool::Buffer* buffer = source_buffers_.Acquire(bytes);
+    if (buffer == nullptr && !failed()) Abort(Fail(OutOfMemory(job, bytes)));
+    return buffer;
+  }
+
   // Pages each tensor's source in, or converts it to C order, one tensor ahead of the kernel.
   void ReadLoop() {
     for (size_t job = 0; job < jobs_.size() && !failed(); ++job) {
@@ -257,11 +270,8 @@ class Pipeline {
       Source source{job, tensor.stored, nullptr};
       if (!tensor.is_c_order()) {
         const uint64_t size = tensor.byte_size();
-        source.buffer = source_buffers_.Acquire(size);
-        if (source.buffer == nullptr) {
-          if (!failed()) Abort(Fail(OutOfMemory(job, size)));
-          break;
-        }
+        source.buffer = AcquireSourceBuffer(job, size);
+        if (source.buffer == nullptr) break;
         source.bytes = source.buffer->bytes(size);
         Status converted = io::CopyCOrder(tensor, source.buffer->bytes(size));
         files::ReleaseFilePages(tensor.stored);  // read once; the copy is what is used
@@ -273,11 +283,8 @@ class Pipeline {
       } else if (ReadIntoBuffer(job)) {
         // With room for a direct read, which puts the bytes at their file offset's phase.
         const uint64_t room = tensor.byte_size() + files::MappedFile::kRoomSlack;
-        source.buffer = source_buffers_.Acquire(room);
-        if (source.buffer == nullptr) {
-          if (!failed()) Abort(Fail(OutOfMemory(job, room)));
-          break;
-        }
+        source.buffer = AcquireSourceBuffer(job, room);
+        if (source.buffer == nullptr) break;
         source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored, source.buffer->bytes(room));
       } else if (!CopiedFileToFile(job) && !ReadIntoOutput(job)) {
         files::WillRead(source.bytes);
@@ -293,13 +300,11 @@ class Pipeline {
   // The kernel, on the calling thread and its oneTBB arena.
   void PermuteLoop() {
     while (std::optional<Source> source = ready_.Pop()) {
-      const PipelineJob& job = jobs_[source->job];
-      const bool placed = !job.destinations.empty() && WantsDirect(job.destinations.front().first);
       // A large tensor written as it is goes through an output buffer too when it is written
       // directly: read there on this thread (overlapping the writes), not copied into the
       // staging buffer by the writer between two of its writes.
       if (ThroughOutputBuffer(source->job)) {
-        if (!PermuteInChunks(*source, placed)) break;
+        if (!PermuteInChunks(*source)) break;
         continue;
       }
       // Written as it is, from its source.
@@ -314,8 +319,9 @@ class Pipeline {
   // Permutes the source's tensor chunk by chunk into output buffers and hands each chunk to
   // the writer; the source is released after the last chunk's permute. False when the
   // pipeline stops (a failure here is recorded by Abort).
-  bool PermuteInChunks(const Source& source, bool placed) {
+  bool PermuteInChunks(const Source& source) {
     const PipelineJob& job = jobs_[source.job];
+    const bool placed = Placed(source.job);
     const size_t size = source.bytes.size();
     const size_t phase = files::DirectAppender::kPhase;
     const size_t granule = std::max(kChunkBytes, transform_.range_granule(job.transform));
