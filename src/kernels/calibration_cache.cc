@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,13 @@ uint64_t Fnv1a(const std::string& text) {
     h *= 0x100000001b3u;
   }
   return h;
+}
+
+// `text` on one line of the cache file: line breaks become spaces.
+std::string OneLine(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
 }
 
 std::string CpuModel() {
@@ -71,12 +79,8 @@ void Write(const std::filesystem::path& path, const std::string& signature,
   if (ec) return;
   const std::filesystem::path temp =
       path.string() + fmt::format(".tmp-{}-{:x}", getpid(), Fnv1a(path.string() + t.why));
-  std::string why = t.why;
-  for (char& c : why) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  const std::string text =
-      fmt::format("{}\nsignature {}\nbytes {}\nwhy {}\n", kFormat, signature, t.bytes, why);
+  const std::string text = fmt::format("{}\nsignature {}\nbytes {}\nwhy {}\n", kFormat, signature,
+                                       t.bytes, OneLine(t.why));
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return;
   const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
@@ -103,13 +107,9 @@ std::optional<std::filesystem::path> CalibrationCacheDir() {
 }
 
 std::string MachineSignature(const Machine& m) {
-  std::string cpu = CpuModel();
-  for (char& c : cpu) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return fmt::format("{} | L1d {} {}-way, L2 {}, LLC {} | {} {}-byte vectors | iotx {}", cpu,
-                     m.l1d_bytes, m.l1d_ways, m.l2_bytes, m.llc_bytes, m.target, m.vector_bytes,
-                     IOTX_VERSION_STRING);
+  return fmt::format("{} | L1d {} {}-way, L2 {}, LLC {} | {} {}-byte vectors | iotx {}",
+                     OneLine(CpuModel()), m.l1d_bytes, m.l1d_ways, m.l2_bytes, m.llc_bytes,
+                     m.target, m.vector_bytes, IOTX_VERSION_STRING);
 }
 
 StreamingThreshold LoadOrCalibrate(const std::optional<std::filesystem::path>& dir,
