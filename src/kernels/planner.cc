@@ -322,6 +322,28 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   // Columns cut into blocks keep at least kMinRunBytes of each source row together: narrower
   // column blocks make every item read short pieces of many rows.
   const int64_t min_cols = CeilDiv(kMinRunBytes, e);
+  const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
+  const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
+  // A fused side is cut only between whole runs of its inner dim, i.e. by blocking its outer
+  // dim (rows2_dim / cols2_dim): every block then starts at a fixed offset, and the block's
+  // extent (a multiple of the tile where the inner extent allows) is what the kernel walks.
+  const auto fused_granule = [](int64_t inner, int64_t tile_extent) {
+    return tile_extent / std::gcd(inner, tile_extent);
+  };
+  // How dim i may be cut into blocks: their granule and least extent.
+  struct Cut {
+    int64_t granule = 1;
+    int64_t min_block = 1;
+  };
+  const auto cut_of = [&](int i) -> Cut {
+    if (i == tile.rows2_dim)
+      return {fused_granule(rows.n, tile.tile_rows), CeilDiv(tile.row_granule, rows.n)};
+    if (i == tile.cols2_dim)
+      return {fused_granule(cols.n, tile.tile_cols), CeilDiv(min_cols, cols.n)};
+    if (i == tile.rows_dim) return {tile.row_granule, 1};
+    if (i == tile.cols_dim) return {tile.col_granule, min_cols};
+    return {};
+  };
 
   if (unit.d0_per_tile > 0) {
     split.dst_prefix = true;
@@ -331,12 +353,17 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
         take_whole(i);
         continue;
       }
-      if (is_tile(i) && tile.fused) break;  // a fused plane is never cut
-      int64_t granule = i == tile.rows_dim ? tile.row_granule : i == tile.cols_dim ? tile.col_granule : 1;
+      // A fused side is cut only by its outer dim (as below); its inner dim never.
+      if ((i == tile.rows_dim && tile.rows2_dim >= 0) ||
+          (i == tile.cols_dim && tile.cols2_dim >= 0)) {
+        break;
+      }
+      const Cut cut = cut_of(i);
+      int64_t granule = cut.granule;
       if (i == 0 && d.n >= 2 * unit.d0_per_tile) {
         granule = std::lcm(granule, unit.d0_per_tile);  // claims end on partition tiles
       }
-      block_dim(i, granule, i == tile.cols_dim ? min_cols : 1);
+      block_dim(i, granule, cut.min_block);
       break;  // past a blocked dim (or a tile dim) the kernel owns the rest
     }
     const int64_t n0 = folded.dims.front().n;
@@ -360,7 +387,6 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return folded.dims[static_cast<size_t>(a)].src_stride > folded.dims[static_cast<size_t>(b)].src_stride;
   });
-  const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
   std::vector<bool> taken(static_cast<size_t>(m), false);
   // 1. Dims outside a row block in source order: each item still reads whole row blocks.
   for (int i : order) {
@@ -371,22 +397,10 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       taken[static_cast<size_t>(i)] = true;
     }
   }
-  // A fused side is cut only between whole runs of its inner dim, i.e. by blocking its outer
-  // dim (rows2_dim / cols2_dim): every block then starts at a fixed offset, and the block's
-  // extent (a multiple of the tile where the inner extent allows) is what the kernel walks.
-  const auto fused_granule = [](int64_t inner, int64_t tile_extent) {
-    return tile_extent / std::gcd(inner, tile_extent);
-  };
-  // 2. Blocks of tile rows.
+  // 2. Blocks of tile rows (a fused side: of its outer dim).
   if (split.items < target_items) {
-    if (tile.rows2_dim >= 0) {
-      if (block_dim(tile.rows2_dim, fused_granule(rows.n, tile.tile_rows),
-                    CeilDiv(tile.row_granule, rows.n))) {
-        return split;
-      }
-    } else if (block_dim(tile.rows_dim, tile.row_granule, 1)) {
-      return split;
-    }
+    const int i = tile.rows2_dim >= 0 ? tile.rows2_dim : tile.rows_dim;
+    if (block_dim(i, cut_of(i).granule, cut_of(i).min_block)) return split;
   }
   // 3. The other dims, outermost in source order first.
   for (int i : order) {
@@ -399,14 +413,10 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       break;
     }
   }
-  // 4. Blocks of columns.
+  // 4. Blocks of columns (a fused side: of its outer dim).
   if (split.items < target_items) {
-    if (tile.cols2_dim >= 0) {
-      const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
-      block_dim(tile.cols2_dim, fused_granule(cols.n, tile.tile_cols), CeilDiv(min_cols, cols.n));
-    } else {
-      block_dim(tile.cols_dim, tile.col_granule, min_cols);
-    }
+    const int i = tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim;
+    block_dim(i, cut_of(i).granule, cut_of(i).min_block);
   }
   return split;
 }

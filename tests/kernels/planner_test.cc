@@ -196,6 +196,28 @@ TEST(SplitDriverTest, FusedRowsAreCutBetweenWholeInnerRuns) {
   EXPECT_GE(split.items, 2);
 }
 
+TEST(SplitDriverTest, FusedPlanesAreCutOnPartitionTilesToo) {
+  // f32 256^3 reversed: the output's dim 0 (256 rows, two partition tiles of 128) is the
+  // plane's column dim, its rows are fused. Cutting those columns keeps every item a
+  // contiguous output range; the fused rows stay whole.
+  auto rev = MakeProblem(std::vector<int64_t>{256, 256, 256}, std::vector<int64_t>{2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  const Problem p = Fold(*rev);
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
+  ASSERT_EQ(tile.cols_dim, 0);
+  ASSERT_EQ(tile.cols2_dim, -1);
+  ASSERT_GE(tile.rows2_dim, 0);
+  const DriverSplit split = SplitDriver(p, tile, FindPartitionUnit(p, 256, 128), 32, 2);
+  EXPECT_TRUE(split.dst_prefix);
+  EXPECT_EQ(split.blocked_dim, 0);
+  EXPECT_EQ(split.block % 128, 0);
+  EXPECT_EQ(split.items, 2);
+  EXPECT_EQ(split.align_items, 1);
+  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, split, false);
+  EXPECT_EQ(nest.blocked, Blocked::kCols);
+  EXPECT_EQ(nest.blocked_full, 256);
+}
+
 TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {
   auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
   ASSERT_TRUE(rev.has_value());
