@@ -129,12 +129,17 @@ std::string Describe(const Plan& plan) {
                          n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes);
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
-        s += fmt::format("walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; rows {} B "
-                         "apart), then {} B runs per destination row; because {} rows {} B apart fall in too "
-                         "few of the L1's sets ({}-way)\n",
-                         n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
-                         n.strip_rows * e, dst_alias ? "destination" : "source",
-                         dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways);
+        s += fmt::format(
+            "walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; rows "
+            "{} B "
+            "apart), then {} B runs per destination row; because {} rows {} B apart fall in too "
+            "few of the L1's sets ({}-way){}\n",
+            n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
+            n.strip_rows * e, dst_alias ? "destination" : "source",
+            dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways,
+            n.strategy == kernels::Strategy::kStagedTiles && n.streaming
+                ? "; in DRAM (streaming) each tile prefetches the same tile of the next block"
+                : "");
       }
       s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);
       break;

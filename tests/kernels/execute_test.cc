@@ -43,5 +43,21 @@ TEST(DescribeTest, NamesEveryDecision) {
   }
 }
 
+TEST(DescribeTest, SaysWhenAStagedWalkPrefetchesTheNextBlock) {
+  // 1024 x 1024 f32: destination rows 4 KiB apart alias in L1, so the walk is staged; only
+  // with cache-bypassing stores (the output in DRAM) does it fetch the next block ahead.
+  for (auto stores : {PlanOptions::Stores::kStreaming, PlanOptions::Stores::kRegular}) {
+    PlanOptions options;
+    options.stores = stores;
+    auto plan = MakePlan(std::vector<int64_t>{1024, 1024}, std::vector<int64_t>{1, 0}, 4, options);
+    ASSERT_TRUE(plan.has_value());
+    const std::string text = Describe(**plan);
+    ASSERT_NE(text.find("staged-tiles"), std::string::npos) << text;
+    EXPECT_EQ(text.find("prefetches the same tile of the next block") != std::string::npos,
+              stores == PlanOptions::Stores::kStreaming)
+        << text;
+  }
+}
+
 }  // namespace
 }  // namespace iotx::test
