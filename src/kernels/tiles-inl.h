@@ -699,7 +699,7 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
         if (streaming) {
           StreamBytes(stage + j * pitch, run, n * kElem);
         } else {
-          CopyBytes(stage + j * pitch, run, n * kElem);
+          CopyRun(stage + j * pitch, run, n * kElem);
         }
       }
     }
@@ -867,6 +867,8 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
             if (streaming) {
               StreamBytes(stage + j * pitch, run, n * kElem);
             } else {
+              // Not CopyRun: here glibc's memcpy ran slower (16^5 f32 reversed, in cache:
+              // 0.35-0.39 -> 0.25x memcpy, alternating in one process).
               CopyBytes(stage + j * pitch, run, n * kElem);
             }
           }
