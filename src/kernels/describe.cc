@@ -123,10 +123,15 @@ std::string Describe(const Plan& plan) {
                          side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"));
       }
       if (n.stage_pitch == 0) {
-        s += fmt::format("walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
-                         "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
-                         "band's source lines fit half the L1\n",
-                         n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes);
+        s += fmt::format(
+            "walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
+            "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
+            "band's source lines fit half the L1{}\n",
+            n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes,
+            n.strategy == kernels::Strategy::kTiles && n.streaming
+                ? "; in DRAM (streaming, whole aligned lines) each tile prefetches the "
+                  "same tile of the next band"
+                : "");
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
         s += fmt::format(

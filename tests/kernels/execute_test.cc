@@ -59,5 +59,21 @@ TEST(DescribeTest, SaysWhenAStagedWalkPrefetchesTheNextBlock) {
   }
 }
 
+TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
+  // 768 x 768 f32 (rows 3 KiB apart, no aliasing): walked band by band in place; the next
+  // band's tiles are fetched ahead only with cache-bypassing stores.
+  for (auto stores : {PlanOptions::Stores::kStreaming, PlanOptions::Stores::kRegular}) {
+    PlanOptions options;
+    options.stores = stores;
+    auto plan = MakePlan(std::vector<int64_t>{768, 768}, std::vector<int64_t>{1, 0}, 4, options);
+    ASSERT_TRUE(plan.has_value());
+    const std::string text = Describe(**plan);
+    ASSERT_NE(text.find("strategy: tiles"), std::string::npos) << text;
+    EXPECT_EQ(text.find("same tile of the next band") != std::string::npos,
+              stores == PlanOptions::Stores::kStreaming)
+        << text;
+  }
+}
+
 }  // namespace
 }  // namespace iotx::test
