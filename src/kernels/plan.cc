@@ -102,7 +102,7 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   d.strategy = &kernels::ChooseStrategy(d.folded, d.machine);
   const kernels::Strategy strategy = d.strategy->strategy;
   const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes, d.machine);
-  d.tile = kernels::ChooseTile(d.folded, strategy, d.machine);
+  d.tile = kernels::ChooseTile(d.folded, strategy, d.machine, streaming);
   const int64_t target_items = kernels::TargetItems(d.bytes, d.threads_hint);
   const int64_t partitions = d.sbuf.geometry.partitions;
   if (strategy == kernels::Strategy::kCopy) {

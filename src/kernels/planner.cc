@@ -125,9 +125,12 @@ bool StagesTiles(const Problem& p, const Machine& m) {
 // so source runs are twice the destination runs, destination rows an odd number of lines
 // apart so they spread over every L1 set. Measured on 8192^2 f32 (DRAM) / 1024^2 f32 (cache):
 // blocks of 176 x 32 (L1-sized) 0.49 / 0.41x memcpy, 128 rows x 256 columns 0.71 / 0.61,
-// 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31.
-void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m) {
-  const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes);
+// 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31. `blocks` blocks share that budget and the
+// stage (two for a kStagedTiles walk in DRAM, StagesTwoBlocks).
+void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m,
+                int64_t blocks) {
+  const int64_t most = kMaxStageBytes / blocks;
+  const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes) / blocks;
   int64_t rows_fit = static_cast<int64_t>(std::sqrt(static_cast<double>(budget) / (2.0 * static_cast<double>(e))));
   rows_fit = std::clamp(rows_fit / tile.tile_rows * tile.tile_rows, tile.tile_rows, rows_cap);
   int64_t lines = (rows_fit * e + 63) / 64 + 1;
@@ -136,7 +139,7 @@ void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Mac
   const int64_t cols_cap = std::max(tile.tile_cols, cols / tile.tile_cols * tile.tile_cols);
   tile.block_cols = std::clamp(budget / tile.stage_pitch / tile.tile_cols * tile.tile_cols,
                                tile.tile_cols, cols_cap);
-  while (tile.block_cols * tile.stage_pitch > kMaxStageBytes && tile.block_cols > tile.tile_cols) {
+  while (tile.block_cols * tile.stage_pitch > most && tile.block_cols > tile.tile_cols) {
     tile.block_cols -= tile.tile_cols;
   }
   tile.strip_rows = rows_fit;
@@ -207,7 +210,7 @@ bool StrideAliases(int64_t stride, int64_t lines, const Machine& m) {
   return distinct * m.l1d_ways < 2 * lines;
 }
 
-Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine) {
+Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine, bool streaming) {
   Tile tile;
   if (strategy == Strategy::kCopy || folded.dims.empty()) return tile;
   const int64_t e = folded.elem_bytes;
@@ -233,7 +236,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
   const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
   if (strategy == Strategy::kStagedTiles) {
-    StageBlock(tile, e, cols.n, rows_cap, machine);
+    StageBlock(tile, e, cols.n, rows_cap, machine, streaming ? 2 : 1);
   } else if (strategy == Strategy::kTiles || strategy == Strategy::kFusedTiles) {
     if (strategy == Strategy::kFusedTiles) {
       const Fusion f = FindFusion(folded, machine);
@@ -248,7 +251,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
           StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine)) {
         const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
         const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
-        StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);
+        StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine, 1);
         tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);

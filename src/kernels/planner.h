@@ -58,7 +58,10 @@ struct Tile {
   int64_t row_granule = 1;   // smallest row block a thread split may cut
   int64_t col_granule = 1;   // smallest column block a thread split may cut
 };
-Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine);
+// `streaming`: the plan's stores bypass the cache (ChooseStreaming), i.e. the output is in
+// DRAM; a staged walk then keeps two blocks in its stage (nest.h, StagesTwoBlocks).
+Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine,
+                bool streaming = false);
 
 // Where the output's device partition tiles fall in the folded problem's dim 0: claims of
 // parallel work end on them. `partitions` is the device's partition count (sbuf.h).

@@ -657,7 +657,26 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
                             size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
                             bool streaming) {
   using Shape = TileShape<kElem, D>;
-  alignas(64) uint8_t stage[kMaxStageBytes];
+  alignas(64) uint8_t stages[kMaxStageBytes];
+  // Two blocks at once in DRAM (StagesTwoBlocks): the previous one's runs leave between this
+  // one's rows of tiles.
+  const bool two =
+      StagesTwoBlocks(streaming, static_cast<int64_t>(block_cols), static_cast<int64_t>(pitch));
+  size_t half = 0;
+  struct Written {  // the block whose runs are still to leave
+    const uint8_t* stage = nullptr;
+    uint8_t* dst = nullptr;
+    size_t cols = 0;
+    size_t rows = 0;
+    size_t done = 0;
+  } previous;
+  const auto write_previous = [&](size_t upto) {
+    for (; previous.done < upto; ++previous.done) {
+      StreamBytes(previous.stage + previous.done * pitch,
+                  previous.dst + static_cast<int64_t>(previous.done) * dst_row_stride,
+                  previous.rows * kElem);
+    }
+  };
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
   const size_t cols_full = cols / Shape::kCols * Shape::kCols;
   // The columns are cut into blocks of nearly equal width, none wider than block_cols: a
@@ -691,6 +710,7 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
         next_rows = std::min(block_rows, rows_full - r0 - n);
         next_cols = std::min(even_cols, cols_full);
       }
+      uint8_t* stage = stages + half;
       for (size_t r = 0; r < n; r += Shape::kRows) {
         for (size_t c = 0; c < m; c += Shape::kCols) {
           if (r < next_rows && c < next_cols) {
@@ -701,6 +721,13 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
               d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
               stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
         }
+        if (two) write_previous(previous.cols * (r + Shape::kRows) / n);
+      }
+      if (two) {
+        write_previous(previous.cols);
+        previous = Written{stage, t + static_cast<int64_t>(c0) * dst_row_stride, m, n, 0};
+        half = half == 0 ? kMaxStageBytes / 2 : 0;
+        continue;
       }
       for (size_t j = 0; j < m; ++j) {
         uint8_t* run = t + static_cast<int64_t>(c0 + j) * dst_row_stride;
@@ -712,6 +739,7 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
       }
     }
   }
+  write_previous(previous.cols);
   if (rows_full < rows || cols_full < cols) {
     PlaneEdges<kElem>(d, src, src_row_stride, dst, dst_row_stride, rows, cols, rows_full,
                       cols_full);

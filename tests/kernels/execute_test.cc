@@ -53,9 +53,11 @@ TEST(DescribeTest, SaysWhenAStagedWalkPrefetchesTheNextBlock) {
     ASSERT_TRUE(plan.has_value());
     const std::string text = Describe(**plan);
     ASSERT_NE(text.find("staged-tiles"), std::string::npos) << text;
+    const bool streaming = stores == PlanOptions::Stores::kStreaming;
     EXPECT_EQ(text.find("prefetches the same tile of the next block") != std::string::npos,
-              stores == PlanOptions::Stores::kStreaming)
+              streaming)
         << text;
+    EXPECT_EQ(text.find("two blocks share the buffer") != std::string::npos, streaming) << text;
   }
 }
 

@@ -286,6 +286,28 @@ TEST(ChooseTileTest, StagedBlocksFitTheBudget) {
   EXPECT_LE(tile.block_cols * tile.stage_pitch, kMaxStageBytes);
 }
 
+TEST(ChooseTileTest, StagedBlocksInDramAreHalvedSoTwoShareTheStage) {
+  // 1024 x 1024 f32 (staged): in cache one block of about L2 / 8; in DRAM two of half that,
+  // which StagedPlane writes out one while it transposes the other.
+  Problem p{{{1024, 4, 4096}, {1024, 4096, 4}}, 4, false};
+  const Machine m = TestMachine();
+  const Tile cached = ChooseTile(p, Strategy::kStagedTiles, m, false);
+  const Tile dram = ChooseTile(p, Strategy::kStagedTiles, m, true);
+  const int64_t cached_bytes = cached.block_cols * cached.stage_pitch;
+  const int64_t dram_bytes = dram.block_cols * dram.stage_pitch;
+  EXPECT_GT(cached_bytes, kMaxStageBytes / 2);
+  EXPECT_LE(dram_bytes, kMaxStageBytes / 2);
+  EXPECT_GE(dram_bytes, cached_bytes / 3);  // halved, not shrunk to nothing
+  EXPECT_TRUE(StagesTwoBlocks(true, dram.block_cols, dram.stage_pitch));
+  EXPECT_FALSE(StagesTwoBlocks(false, dram.block_cols, dram.stage_pitch));
+  // The fused walk stages one block either way.
+  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  const Problem f = Fold(*rev);
+  EXPECT_EQ(ChooseTile(f, Strategy::kFusedTiles, m, true).block_cols,
+            ChooseTile(f, Strategy::kFusedTiles, m, false).block_cols);
+}
+
 TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
   // 8192 x 8192 f32 transpose: the folded dim 0 is the output's dim 0 (8192 rows = 64 tiles).
   Problem p{{{8192, 4, 32768}, {8192, 32768, 4}}, 4, false};
