@@ -218,6 +218,27 @@ TEST(SplitDriverTest, FusedPlanesAreCutOnPartitionTilesToo) {
   EXPECT_EQ(nest.blocked_full, 256);
 }
 
+TEST(SplitDriverTest, FusedRowsStayWholeWhenTheLoopsGiveTheItems) {
+  // f32 16^6 reversed: rows 16 x 16 and columns 16 x 16 fused, two dims left to the kernel's
+  // loops. Threads take whole planes (the loop dims) before cutting the fused rows, whose
+  // blocks would halve every destination run.
+  auto rev = MakeProblem(std::vector<int64_t>(6, 16), std::vector<int64_t>{5, 4, 3, 2, 1, 0}, 4);
+  ASSERT_TRUE(rev.has_value());
+  const Problem p = Fold(*rev);
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
+  ASSERT_GE(tile.rows2_dim, 0);
+  const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 32, 2);
+  EXPECT_NE(split.blocked_dim, tile.rows2_dim);
+  EXPECT_NE(split.blocked_dim, tile.rows_dim);
+  ASSERT_FALSE(split.whole.empty());
+  for (int i : split.whole) {
+    EXPECT_TRUE(i != tile.rows_dim && i != tile.cols_dim && i != tile.rows2_dim &&
+                i != tile.cols2_dim)
+        << "dim " << i << " of the plane taken whole";
+  }
+  EXPECT_GE(split.items, 16);
+}
+
 TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {
   auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
   ASSERT_TRUE(rev.has_value());
