@@ -86,12 +86,14 @@ def kernel_cpu(args):
     seconds = 0.0
     for (dtype, shape, reshape, perm), count in sorted(cases.items()):
         # `count` tensors of the case as one: an outer dim the permutation keeps in place.
+        # The median of 11 repetitions: with 5, the same cases came out at 0.12 and 0.16 s of
+        # CPU in one run of this script (issue 16, docs/performance.md).
         def text(values):
             return ",".join(map(str, values))
         argv = [args.iotx, "bench", "--dtype", dtype.lower(), "--shape", text((count,) + shape),
                 "--reshape", text((count,) + reshape),
                 "--transpose", text([0] + [p + 1 for p in perm]),
-                "--threads", str(threads), "--reps", "5", "--json"]
+                "--threads", str(threads), "--reps", "11", "--json"]
         result = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
         seconds += result["bytes"] / (result["iotx_gbps"] * 1e9)
     return seconds * threads, threads
