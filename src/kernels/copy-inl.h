@@ -119,8 +119,6 @@ HWY_INLINE void CopyLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT
   }
 }
 
-// Copies n bytes; the whole 64-byte lines of `to` are written with cache-bypassing stores,
-// the unaligned head and tail with ordinary ones. The caller issues hwy::FlushStream().
 // A destination run of a kStagedTiles block (a few lines) out of its stage, which is in L2
 // rather than L1: glibc's memcpy issues all the loads of a run of up to 8 vectors before its
 // stores, where CopyBytes' loop alternates them, and the stage's L2 latency then overlaps (1
@@ -131,6 +129,8 @@ HWY_INLINE void CopyRun(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT 
   std::memcpy(to, from, n);
 }
 
+// Copies n bytes; the whole 64-byte lines of `to` are written with cache-bypassing stores,
+// the unaligned head and tail with ordinary ones. The caller issues hwy::FlushStream().
 HWY_INLINE void StreamBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to, size_t n) {
   const size_t misalign = reinterpret_cast<uintptr_t>(to) & (kLineBytes - 1);
   size_t head = misalign == 0 ? 0 : static_cast<size_t>(kLineBytes) - misalign;

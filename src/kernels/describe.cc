@@ -138,10 +138,9 @@ std::string Describe(const Plan& plan) {
         const bool two =
             staged && kernels::StagesTwoBlocks(n.streaming, n.block_cols, n.stage_pitch);
         s += fmt::format(
-            "walk:     blocks of {} rows x {} columns through a buffer of {} ({} at most; rows {} "
-            "B "
-            "apart), then {} B runs per destination row; because {} rows {} B apart fall in too "
-            "few of the L1's sets ({}-way){}{}\n",
+            "walk:     blocks of {} rows x {} columns through a buffer of {} ({} at most; "
+            "rows {} B apart), then {} B runs per destination row; because {} rows {} B apart "
+            "fall in too few of the L1's sets ({}-way){}{}\n",
             n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch),
             two ? "L2 / 16" : "L2 / 8", n.stage_pitch, n.strip_rows * e,
             dst_alias ? "destination" : "source", dst_alias ? n.dst_row_stride : n.src_row_stride,
