@@ -4,40 +4,25 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 
+#include "support/phase_room.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
 namespace iotx::files {
 namespace {
 
+using test::PhaseRoom;
 using test::ReadFile;
 using test::TempDir;
 
 constexpr size_t kPhase = DirectAppender::kPhase;
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
-// A buffer aligned to kPhase with `head` bytes of room before `size` bytes of data.
-struct Room {
-  Room(size_t head, size_t size)
-      : head(head),
-        size(size),
-        memory(static_cast<std::byte*>(
-            std::aligned_alloc(kPhase, (head + size + kPhase) / kPhase * kPhase))) {}
-  std::span<std::byte> all() const { return {memory.get(), head + size}; }
-  std::byte* data() const { return memory.get() + head; }
-  size_t head;
-  size_t size;
-  std::unique_ptr<std::byte, FreeDeleter> memory;
-};
+static_assert(kPhase == test::PhaseRoom::kPhase);
 
 std::string RandomText(std::mt19937_64& rng, size_t size) {
   std::string text(size, '\0');
@@ -64,7 +49,7 @@ class DirectAppenderTest : public ::testing::Test {
   }
 
   Status AppendPlaced(const std::string& bytes) {
-    Room room(appender_->position() % kPhase, bytes.size());
+    PhaseRoom room(appender_->position() % kPhase, bytes.size());
     std::memcpy(room.data(), bytes.data(), bytes.size());
     expected_ += bytes;
     return appender_->AppendInPlace(room.all(), room.head, room.size);
@@ -131,12 +116,12 @@ TEST_F(DirectAppenderTest, AnEmptyFile) { ExpectFileIsWhatWasAppended(); }
 TEST_F(DirectAppenderTest, DataAtAnotherPhaseIsRefused) {
   std::mt19937_64 rng(44);
   ASSERT_TRUE(AppendCopy(RandomText(rng, 10)));
-  Room room(11, 100);  // the position's phase is 10
+  PhaseRoom room(11, 100);  // the position's phase is 10
   Status refused = appender_->AppendInPlace(room.all(), room.head, room.size);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kInternal);
   EXPECT_EQ(appender_->position(), 10u) << "nothing appended";
-  Room beyond(10, 100);  // more data than the room holds
+  PhaseRoom beyond(10, 100);  // more data than the room holds
   refused = appender_->AppendInPlace(beyond.all(), beyond.head, 200);
   ASSERT_FALSE(refused);
   ExpectFileIsWhatWasAppended();

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,11 +12,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/page_cache.h"
+#include "support/phase_room.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -151,11 +152,9 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
   const bool direct = probe >= 0 && DirectIoAlignment(probe) != 0;
   if (probe >= 0) close(probe);
   const std::span<const std::byte> all = (*file)->bytes();
-  const size_t room_bytes = content.size() + MappedFile::kRoomSlack;
-  void* memory =
-      mmap(nullptr, room_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(memory, MAP_FAILED);
-  const std::span<std::byte> room(static_cast<std::byte*>(memory), room_bytes);
+  const test::PhaseRoom memory(0, content.size() + MappedFile::kRoomSlack);
+  ASSERT_NE(memory.memory, nullptr);
+  const std::span<std::byte> room = memory.all();
   for (const auto& [at, size] : std::vector<std::pair<size_t, size_t>>{
            {0, content.size()}, {4097, 2 << 20}, {777, content.size() - 777}, {3, (1 << 20) - 1}}) {
     SCOPED_TRACE(std::to_string(at) + "+" + std::to_string(size));
@@ -181,7 +180,6 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
   EXPECT_EQ(std::memcmp(read.data(), content.data() + 4097, 2 << 20), 0);
   EXPECT_GT(test::CachedFraction(dir / "f"), 0.9);
   EXPECT_EQ(ResidentKiB(all.data()), 0);  // and never through the mapping
-  munmap(memory, room_bytes);
   EXPECT_TRUE((*file)->CheckIntact());
 }
 
@@ -195,13 +193,9 @@ TEST(MappedFileTest, ReadIntoRoomOfATruncatedFileGivesZerosAndFailsTheCheck) {
   ASSERT_TRUE(file);
   ASSERT_TRUE(test::DropFromPageCache(dir / "f"));
   ASSERT_EQ(truncate((dir / "f").c_str(), 1 << 20), 0);
-  std::vector<std::byte> room_storage(content.size() + 2 * MappedFile::kRoomSlack);
-  // The room must start at a multiple of kDirectPhase.
-  auto* start = reinterpret_cast<std::byte*>(
-      (reinterpret_cast<uintptr_t>(room_storage.data()) + kDirectPhase - 1) / kDirectPhase *
-      kDirectPhase);
-  const std::span<std::byte> room(start, content.size() + MappedFile::kRoomSlack);
-  const std::span<const std::byte> read = (*file)->ReadIntoRoom((*file)->bytes(), room);
+  const test::PhaseRoom room(0, content.size() + MappedFile::kRoomSlack);
+  ASSERT_NE(room.memory, nullptr);
+  const std::span<const std::byte> read = (*file)->ReadIntoRoom((*file)->bytes(), room.all());
   ASSERT_EQ(read.size(), content.size());
   EXPECT_EQ(std::memcmp(read.data(), content.data(), 1 << 20), 0);
   EXPECT_EQ(std::count(read.begin() + (1 << 20), read.end(), std::byte{0}),

@@ -43,15 +43,20 @@ TEST(DescribeTest, NamesEveryDecision) {
   }
 }
 
+// What `iotx plan` prints for an n x n f32 transpose with the given stores.
+std::string DescribeTranspose(int64_t n, PlanOptions::Stores stores) {
+  PlanOptions options;
+  options.stores = stores;
+  auto plan = MakePlan(std::vector<int64_t>{n, n}, std::vector<int64_t>{1, 0}, 4, options);
+  EXPECT_TRUE(plan.has_value());
+  return plan.has_value() ? Describe(**plan) : std::string();
+}
+
 TEST(DescribeTest, SaysWhenAStagedWalkPrefetchesTheNextBlock) {
   // 1024 x 1024 f32: destination rows 4 KiB apart alias in L1, so the walk is staged; only
   // with cache-bypassing stores (the output in DRAM) does it fetch the next block ahead.
   for (auto stores : {PlanOptions::Stores::kStreaming, PlanOptions::Stores::kRegular}) {
-    PlanOptions options;
-    options.stores = stores;
-    auto plan = MakePlan(std::vector<int64_t>{1024, 1024}, std::vector<int64_t>{1, 0}, 4, options);
-    ASSERT_TRUE(plan.has_value());
-    const std::string text = Describe(**plan);
+    const std::string text = DescribeTranspose(1024, stores);
     ASSERT_NE(text.find("staged-tiles"), std::string::npos) << text;
     const bool streaming = stores == PlanOptions::Stores::kStreaming;
     EXPECT_EQ(text.find("prefetches the same tile of the next block") != std::string::npos,
@@ -65,11 +70,7 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
   // 768 x 768 f32 (rows 3 KiB apart, no aliasing): walked band by band in place; the next
   // band's tiles are fetched ahead only with cache-bypassing stores.
   for (auto stores : {PlanOptions::Stores::kStreaming, PlanOptions::Stores::kRegular}) {
-    PlanOptions options;
-    options.stores = stores;
-    auto plan = MakePlan(std::vector<int64_t>{768, 768}, std::vector<int64_t>{1, 0}, 4, options);
-    ASSERT_TRUE(plan.has_value());
-    const std::string text = Describe(**plan);
+    const std::string text = DescribeTranspose(768, stores);
     ASSERT_NE(text.find("strategy: tiles"), std::string::npos) << text;
     EXPECT_EQ(text.find("same tile of the next band") != std::string::npos,
               stores == PlanOptions::Stores::kStreaming)

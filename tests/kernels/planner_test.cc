@@ -11,6 +11,16 @@
 namespace iotx::kernels {
 namespace {
 
+// The folded problem of an f32 tensor of `shape` with its axes reversed (16^4 `3,2,1,0`); an
+// empty one, after a failed expectation, if MakeProblem refuses it.
+Problem FoldedReversal(std::vector<int64_t> shape) {
+  std::vector<int64_t> perm(shape.size());
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  auto p = MakeProblem(shape, perm, 4);
+  EXPECT_TRUE(p.has_value());
+  return p.has_value() ? Fold(*p) : Problem{};
+}
+
 TEST(MakeProblemTest, ListsDimsInDestinationOrderWithByteStrides) {
   // src [2,3,4] f32: strides 48, 16, 4 bytes. perm [2,0,1]: dst [4,2,3], strides 24, 12, 4.
   auto p = MakeProblem(std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{2, 0, 1}, 4);
@@ -143,18 +153,14 @@ TEST(ChooseStrategyTest, TriesTheCandidatesInOrder) {
             Strategy::kTiles);
   // 16^4 f32 reversed: 16 x 16 planes; dim 1 continues the columns in the source (64 = 16 *
   // 4), dim 2 the rows in the destination: fused.
-  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
-  ASSERT_TRUE(rev.has_value());
-  EXPECT_EQ(ChooseStrategy(Fold(*rev), m).strategy, Strategy::kFusedTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({16, 16, 16, 16}), m).strategy, Strategy::kFusedTiles);
   // 28-row planes do not divide the 16-row tile: fused all the same (784 x 784, the kernel
   // computes offsets per strip and band, the last partial tiles take the edge path).
-  auto odd = MakeProblem(std::vector<int64_t>{28, 28, 28}, std::vector<int64_t>{2, 1, 0}, 4);
-  ASSERT_TRUE(odd.has_value());
-  EXPECT_EQ(ChooseStrategy(Fold(*odd), m).strategy, Strategy::kFusedTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({28, 28, 28}), m).strategy, Strategy::kFusedTiles);
   // A plane of 2 x 3 with nothing continuing it on either side: not fused.
-  auto lone = MakeProblem(std::vector<int64_t>{3, 2}, std::vector<int64_t>{1, 0}, 4);
-  ASSERT_TRUE(lone.has_value());
-  EXPECT_NE(ChooseStrategy(Fold(*lone), m).strategy, Strategy::kFusedTiles);
+  const Problem lone = FoldedReversal({3, 2});
+  ASSERT_FALSE(lone.dims.empty());
+  EXPECT_NE(ChooseStrategy(lone, m).strategy, Strategy::kFusedTiles);
 }
 
 TEST(ChooseTileTest, FusionPicksTheSideWithTheMostElementsPerTile) {
@@ -181,9 +187,7 @@ TEST(ChooseTileTest, FusionPicksTheSideWithTheMostElementsPerTile) {
 TEST(SplitDriverTest, FusedRowsAreCutBetweenWholeInnerRuns) {
   // f32 16^4 reversed: rows 16 x 16 fused; a driver cutting the fused rows blocks their
   // outer dim, so a block is a whole number of 16-row runs and the kernel sees block * 16 rows.
-  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
-  ASSERT_TRUE(rev.has_value());
-  const Problem p = Fold(*rev);
+  const Problem p = FoldedReversal({16, 16, 16, 16});
   const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
   ASSERT_EQ(tile.rows2_dim, 2);
   // All four dims belong to the plane: the fused rows' outer dim is the one to cut.
@@ -200,9 +204,7 @@ TEST(SplitDriverTest, FusedPlanesAreCutOnPartitionTilesToo) {
   // f32 256^3 reversed: the output's dim 0 (256 rows, two partition tiles of 128) is the
   // plane's column dim, its rows are fused. Cutting those columns keeps every item a
   // contiguous output range; the fused rows stay whole.
-  auto rev = MakeProblem(std::vector<int64_t>{256, 256, 256}, std::vector<int64_t>{2, 1, 0}, 4);
-  ASSERT_TRUE(rev.has_value());
-  const Problem p = Fold(*rev);
+  const Problem p = FoldedReversal({256, 256, 256});
   const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
   ASSERT_EQ(tile.cols_dim, 0);
   ASSERT_EQ(tile.cols2_dim, -1);
@@ -222,9 +224,7 @@ TEST(SplitDriverTest, FusedRowsStayWholeWhenTheLoopsGiveTheItems) {
   // f32 16^6 reversed: rows 16 x 16 and columns 16 x 16 fused, two dims left to the kernel's
   // loops. Threads take whole planes (the loop dims) before cutting the fused rows, whose
   // blocks would halve every destination run.
-  auto rev = MakeProblem(std::vector<int64_t>(6, 16), std::vector<int64_t>{5, 4, 3, 2, 1, 0}, 4);
-  ASSERT_TRUE(rev.has_value());
-  const Problem p = Fold(*rev);
+  const Problem p = FoldedReversal({16, 16, 16, 16, 16, 16});
   const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
   ASSERT_GE(tile.rows2_dim, 0);
   const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 32, 2);
@@ -240,9 +240,8 @@ TEST(SplitDriverTest, FusedRowsStayWholeWhenTheLoopsGiveTheItems) {
 }
 
 TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {
-  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
-  ASSERT_TRUE(rev.has_value());
-  const Problem p = Fold(*rev);  // destination order: src dims 3, 2, 1, 0
+  const Problem p = FoldedReversal({16, 16, 16, 16});  // destination order: src dims 3, 2, 1, 0
+  ASSERT_EQ(p.dims.size(), 4u);
   const Tile tile = ChooseTile(p, Strategy::kFusedTiles, TestMachine());
   EXPECT_EQ(tile.rows_dim, 3);
   EXPECT_EQ(tile.cols_dim, 0);
@@ -322,9 +321,7 @@ TEST(ChooseTileTest, StagedBlocksInDramAreHalvedSoTwoShareTheStage) {
   EXPECT_TRUE(StagesTwoBlocks(true, dram.block_cols, dram.stage_pitch));
   EXPECT_FALSE(StagesTwoBlocks(false, dram.block_cols, dram.stage_pitch));
   // The fused walk stages one block either way.
-  auto rev = MakeProblem(std::vector<int64_t>{16, 16, 16, 16}, std::vector<int64_t>{3, 2, 1, 0}, 4);
-  ASSERT_TRUE(rev.has_value());
-  const Problem f = Fold(*rev);
+  const Problem f = FoldedReversal({16, 16, 16, 16});
   EXPECT_EQ(ChooseTile(f, Strategy::kFusedTiles, m, true).block_cols,
             ChooseTile(f, Strategy::kFusedTiles, m, false).block_cols);
 }
