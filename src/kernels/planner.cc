@@ -347,6 +347,11 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     if (i == tile.cols_dim) return {tile.col_granule, min_cols};
     return {};
   };
+  // Blocks of dim i as it may be cut; false when it cannot be.
+  const auto block_as_cut = [&](int i) {
+    const Cut cut = cut_of(i);
+    return block_dim(i, cut.granule, cut.min_block);
+  };
 
   if (unit.d0_per_tile > 0) {
     split.dst_prefix = true;
@@ -407,10 +412,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   // 16^6 0.67-0.70 -> 0.94-0.96, bf16 32x16^5 0.47-0.58 -> 0.55-0.65; f32 32x64x64x128
   // reversed 0.94-1.04 -> 0.91-0.96).
   const bool fused_rows = tile.rows2_dim >= 0;
-  if (split.items < target_items && !fused_rows) {
-    const int i = tile.rows2_dim >= 0 ? tile.rows2_dim : tile.rows_dim;
-    if (block_dim(i, cut_of(i).granule, cut_of(i).min_block)) return split;
-  }
+  if (split.items < target_items && !fused_rows && block_as_cut(tile.rows_dim)) return split;
   // 3. The other dims, outermost in source order first.
   for (int i : order) {
     if (split.items >= target_items) break;
@@ -422,16 +424,11 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       break;
     }
   }
-  if (split.items < target_items && fused_rows) {
-    if (block_dim(tile.rows2_dim, cut_of(tile.rows2_dim).granule,
-                  cut_of(tile.rows2_dim).min_block)) {
-      return split;
-    }
-  }
+  // 2, for fused rows: blocks of their outer dim.
+  if (split.items < target_items && fused_rows && block_as_cut(tile.rows2_dim)) return split;
   // 4. Blocks of columns (a fused side: of its outer dim).
   if (split.items < target_items) {
-    const int i = tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim;
-    block_dim(i, cut_of(i).granule, cut_of(i).min_block);
+    block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim);
   }
   return split;
 }
