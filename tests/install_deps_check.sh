@@ -31,4 +31,18 @@ expect_offender libtbb-dev 'TBB'
 if grep -q '^OpenCL_LIBRARY:FILEPATH=/' "$build/CMakeCache.txt"; then
   expect_offender ocl-icd-opencl-dev 'libOpenCL'
 fi
+# --plot adds matplotlib (scripts/bench-plot) to the list and nothing else; a stray option is
+# a usage error, not an install.
+mapfile -t with_plot < <("$src/scripts/install-deps" --plot --list)
+if [ "${with_plot[*]}" != "${packages[*]} python3-matplotlib" ]; then
+  echo "FAIL: --plot --list gave: ${with_plot[*]}" >&2
+  exit 1
+fi
+if "$src/scripts/install-deps" --no-such-option >/dev/null 2>&1; then
+  echo "FAIL: install-deps accepted --no-such-option" >&2
+  exit 1
+else
+  rc=$?
+  [ "$rc" -eq 2 ] || { echo "FAIL: --no-such-option exited $rc, expected 2" >&2; exit 1; }
+fi
 echo "install-deps guard: passes with the list, fails without each dropped package"
