@@ -135,8 +135,7 @@ std::string Describe(const Plan& plan) {
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
         const bool staged = n.strategy == kernels::Strategy::kStagedTiles;
-        const bool two =
-            staged && kernels::StagesTwoBlocks(n.streaming, n.block_cols, n.stage_pitch);
+        const bool two = n.stage_blocks == 2;
         s += fmt::format(
             "walk:     blocks of {} rows x {} columns through a buffer of {} ({} at most; "
             "rows {} B apart), then {} B runs per destination row; because {} rows {} B apart "

@@ -74,6 +74,13 @@ struct Nest {
   int64_t strip_rows = 1;
   int64_t block_cols = 1;
   int64_t stage_pitch = 0;
+  // kStagedTiles: 2 when two blocks share the stage and the previous one's runs leave while
+  // the next is transposed (StagedPlane), else 1. The planner asks for two in DRAM (streaming
+  // plans), where the writes then overlap the reads instead of taking turns with them, when two
+  // fit. 1 thread, ratio to memcpy, alternating in one process: 8192^2 f32 0.52 -> 0.54-0.58,
+  // 32x64x64x128 f32 `0,3,1,2` 0.62 -> 0.79-0.84, 64x512x1024 f32 `0,2,1` 0.64 -> 0.71; i8
+  // and f64 unchanged.
+  int64_t stage_blocks = 1;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
   // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
   // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride
@@ -96,16 +103,6 @@ constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_b
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it.
 inline constexpr int64_t kMaxStageBytes = 128 * 1024;
-
-// Whether a kStagedTiles walk keeps two blocks in its stage and writes the previous one out
-// while it transposes the next (StagedPlane): in DRAM, where the writes then overlap the
-// reads instead of taking turns with them, and when two blocks fit (the planner sizes them
-// so for streaming plans). 1 thread, ratio to memcpy, alternating in one process: 8192^2 f32
-// 0.52 -> 0.54-0.58, 32x64x64x128 f32 `0,3,1,2` 0.62 -> 0.79-0.84, 64x512x1024 f32 `0,2,1`
-// 0.64 -> 0.71; i8 and f64 unchanged.
-constexpr bool StagesTwoBlocks(bool streaming, int64_t block_cols, int64_t stage_pitch) {
-  return streaming && 2 * block_cols * stage_pitch <= kMaxStageBytes;
-}
 
 // The most rows a fused strip walks at once: the kernel keeps their source offsets in a
 // stack table (8 KiB); the planner's strips (L1d / (2 x vector), or a staged block's rows)

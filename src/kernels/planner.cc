@@ -126,7 +126,7 @@ bool StagesTiles(const Problem& p, const Machine& m) {
 // apart so they spread over every L1 set. Measured on 8192^2 f32 (DRAM) / 1024^2 f32 (cache):
 // blocks of 176 x 32 (L1-sized) 0.49 / 0.41x memcpy, 128 rows x 256 columns 0.71 / 0.61,
 // 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31. `blocks` blocks share that budget and the
-// stage (two for a kStagedTiles walk in DRAM, StagesTwoBlocks).
+// stage (two for a kStagedTiles walk in DRAM): stage_blocks says whether they both fit.
 void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m,
                 int64_t blocks) {
   const int64_t most = kMaxStageBytes / blocks;
@@ -143,6 +143,7 @@ void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Mac
     tile.block_cols -= tile.tile_cols;
   }
   tile.strip_rows = rows_fit;
+  tile.stage_blocks = blocks * tile.block_cols * tile.stage_pitch <= kMaxStageBytes ? blocks : 1;
 }
 
 constexpr StrategyCandidate kCandidates[] = {
@@ -503,6 +504,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   nest.strip_rows = tile.strip_rows;
   nest.block_cols = tile.block_cols;
   nest.stage_pitch = tile.stage_pitch;
+  nest.stage_blocks = tile.stage_blocks;
   nest.rows_inner = rows.n;
   nest.src_outer_row_stride = rows.n * rows.src_stride;
   nest.cols_inner = cols.n;

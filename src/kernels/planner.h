@@ -50,6 +50,7 @@ struct Tile {
   int64_t strip_rows = 1;    // kTiles: rows per band walk; kStagedTiles: rows per L1 block
   int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
   int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
+  int64_t stage_blocks = 1;  // kStagedTiles: blocks sharing the stage (Nest::stage_blocks)
   // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;
@@ -59,7 +60,7 @@ struct Tile {
   int64_t col_granule = 1;   // smallest column block a thread split may cut
 };
 // `streaming`: the plan's stores bypass the cache (ChooseStreaming), i.e. the output is in
-// DRAM; a staged walk then keeps two blocks in its stage (nest.h, StagesTwoBlocks).
+// DRAM; a staged walk then keeps two blocks in its stage when two fit (Nest::stage_blocks).
 Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine,
                 bool streaming = false);
 

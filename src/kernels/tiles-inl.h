@@ -72,7 +72,7 @@ HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int6
 }
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                            size_t rows, size_t cols, size_t, size_t, size_t, bool) {
+                            size_t rows, size_t cols, size_t, size_t, size_t, bool, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
@@ -655,13 +655,11 @@ template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                             size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
-                            bool streaming) {
+                            bool two, bool streaming) {
   using Shape = TileShape<kElem, D>;
   alignas(64) uint8_t stages[kMaxStageBytes];
-  // Two blocks at once in DRAM (StagesTwoBlocks): the previous one's runs leave between this
-  // one's rows of tiles.
-  const bool two =
-      StagesTwoBlocks(streaming, static_cast<int64_t>(block_cols), static_cast<int64_t>(pitch));
+  // With `two` (Nest::stage_blocks, only in streaming plans) the previous block's runs leave
+  // between this one's rows of tiles.
   size_t half = 0;
   struct Written {  // the block whose runs are still to leave
     const uint8_t* stage = nullptr;

@@ -318,12 +318,13 @@ TEST(ChooseTileTest, StagedBlocksInDramAreHalvedSoTwoShareTheStage) {
   EXPECT_GT(cached_bytes, kMaxStageBytes / 2);
   EXPECT_LE(dram_bytes, kMaxStageBytes / 2);
   EXPECT_GE(dram_bytes, cached_bytes / 3);  // halved, not shrunk to nothing
-  EXPECT_TRUE(StagesTwoBlocks(true, dram.block_cols, dram.stage_pitch));
-  EXPECT_FALSE(StagesTwoBlocks(false, dram.block_cols, dram.stage_pitch));
+  EXPECT_EQ(dram.stage_blocks, 2);
+  EXPECT_EQ(cached.stage_blocks, 1);
   // The fused walk stages one block either way.
   const Problem f = FoldedReversal({16, 16, 16, 16});
-  EXPECT_EQ(ChooseTile(f, Strategy::kFusedTiles, m, true).block_cols,
-            ChooseTile(f, Strategy::kFusedTiles, m, false).block_cols);
+  const Tile fused_dram = ChooseTile(f, Strategy::kFusedTiles, m, true);
+  EXPECT_EQ(fused_dram.block_cols, ChooseTile(f, Strategy::kFusedTiles, m, false).block_cols);
+  EXPECT_EQ(fused_dram.stage_blocks, 1);
 }
 
 TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
