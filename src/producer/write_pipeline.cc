@@ -47,11 +47,13 @@ constexpr uint64_t kDirectMinFileBytes = uint64_t{8} << 20;
 // InputTransformer::range_granule): the buffers stay this small whatever the tensors' sizes,
 // and the writer starts on a tensor before all of it is permuted. Whole-tensor buffers were
 // two of 64 MiB for the 1 GiB benchmark checkpoint, and faulting them in (the kernel zeroing
-// fresh pages on first touch) took 13-18 % of a durable run's CPU samples in this VM. Not
-// smaller: a direct write waits for its bytes, so a chunk is what the disk has in flight, and
-// 8 MiB (two requests of this virtio disk's 4 MiB max_sectors_kb) spent 0.54-0.63 s in pwrite
-// for 1 GiB against 0.42-0.43 s with 32 MiB and 0.35-0.44 s with whole tensors.
-constexpr size_t kChunkBytes = size_t{32} << 20;
+// fresh pages on first touch) took 13-18 % of a durable run's CPU samples in this VM. A direct
+// write waits for its bytes, so a chunk is what the disk has in flight: from buffers in 4 KiB
+// pages 8 MiB chunks spent 0.54-0.63 s in pwrite for 1 GiB against 0.42-0.43 s with 32 MiB;
+// from huge pages (BufferPool) 8, 16 and 32 MiB wrote at the same speed, and 16 MiB kept the
+// permute's CPU time of 32 (the thinner ranges of 8 MiB cost 0.03-0.05 s more per GiB) with
+// 32 MiB less memory to fault in (docs/performance.md).
+constexpr size_t kChunkBytes = size_t{16} << 20;
 // A tensor written as it is into a file written through the page cache is copied from file
 // to file by the kernel (copy_file_range) from this size on; below it, opening the source
 // again costs more than writing from its mapping.

@@ -8,7 +8,7 @@
 //                    ahead; a tensor larger than PipelineOptions::read_buffer_max is paged
 //                    in through its mapping (MADV_POPULATE_READ) instead
 //   calling thread   DeviceTransform::ApplyRange into reusable buffers, a chunk of about
-//                    32 MiB at a time (oneTBB, every core)
+//                    16 MiB at a time (oneTBB, every core)
 //   writer thread    writes each tensor to its places in the output files (a tensor
 //                    without a spec straight from its source) and releases the pages
 //   commit threads   finish each file whose pieces are all written: checks that its

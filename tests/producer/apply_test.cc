@@ -171,7 +171,7 @@ TEST_F(ApplyTest, DirectWritesLeaveThePageCacheAlone) {
   EXPECT_THAT(r.err, HasSubstr("excludes"));
 }
 
-// A tensor larger than the pipeline's chunk (32 MiB) is permuted and written in pieces: at a
+// A tensor larger than the pipeline's chunk (16 MiB) is permuted and written in pieces: at a
 // second piece whose file offset is not block-aligned (the .npy header before it), in a file
 // written directly and in one written through the page cache, into .npy and safetensors.
 TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
