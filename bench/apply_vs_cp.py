@@ -34,9 +34,14 @@ own; for cp+sync, the cp part; sync's waiting is not CPU).
 Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench-apply]
                             [--runs 5] [--mib 1024] [--shards 4] [--settle 0]
                             [--only single|sharded|copy]
+       bench/apply_vs_cp.py --checkpoint MODEL --io-transposes FILE [--runs 5] [--dir ...]
+With --checkpoint the same jobs run on an existing checkpoint instead (a .safetensors file or
+a model.safetensors.index.json with its shards; only read: copies and outputs go under
+--dir), and the kernel alone is measured on its own tensors and specs.
 """
 import argparse
 import json
+import math
 import os
 import random
 import shutil
@@ -51,6 +56,12 @@ import make_checkpoint  # noqa: E402
 
 
 CPU = {}  # job -> [(user, sys) seconds per run]
+# Bytes per element of safetensors' dtypes, and an `iotx bench` dtype of each size (only the
+# size matters to the kernel).
+SAFETENSORS_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2,
+                     "U16": 2, "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "I64": 8,
+                     "U64": 8, "F64": 8}
+BENCH_DTYPE = {1: "u8", 2: "bf16", 4: "f32", 8: "f64"}
 
 
 def run(argv, job):
@@ -74,14 +85,15 @@ def clean(paths):
     os.sync()
 
 
-def kernel_cpu(args):
-    """CPU seconds the permutes of the checkpoint's tensors need, from `iotx bench`."""
+def kernel_cpu(args, tensors):
+    """CPU seconds the permutes of tensors [(name, dtype, shape, spec)] need, from `iotx bench`."""
     threads = os.cpu_count() or 1
     cases = {}
-    for _, dtype, shape, spec in make_checkpoint.layout(args.mib):
+    for _, dtype, shape, spec in tensors:
         if spec is None:
             continue
-        key = (dtype, tuple(shape), tuple(spec[0]), tuple(spec[1]))
+        key = (BENCH_DTYPE[SAFETENSORS_BYTES[dtype]], tuple(shape), tuple(spec[0]),
+               tuple(spec[1]))
         cases[key] = cases.get(key, 0) + 1
     seconds = 0.0
     for (dtype, shape, reshape, perm), count in sorted(cases.items()):
@@ -90,7 +102,7 @@ def kernel_cpu(args):
         # CPU in one run of this script (issue 16, docs/performance.md).
         def text(values):
             return ",".join(map(str, values))
-        argv = [args.iotx, "bench", "--dtype", dtype.lower(), "--shape", text((count,) + shape),
+        argv = [args.iotx, "bench", "--dtype", dtype, "--shape", text((count,) + shape),
                 "--reshape", text((count,) + reshape),
                 "--transpose", text([0] + [p + 1 for p in perm]),
                 "--threads", str(threads), "--reps", "11", "--json"]
@@ -99,18 +111,54 @@ def kernel_cpu(args):
     return seconds * threads, threads
 
 
-def compare(args, name, directory, shards, with_specs=True):
-    """Runs the jobs on one checkpoint; prints the runs and the medians."""
+def read_checkpoint(model, specs):
+    """An existing checkpoint (a .safetensors file or an index.json) and its specs file:
+    (its data files, its tensors [(name, dtype, shape, spec or None)], their bytes)."""
+    if model.endswith(".json"):
+        with open(model) as f:
+            weight_map = json.load(f)["weight_map"]
+        here = os.path.dirname(os.path.abspath(model))
+        files = [os.path.join(here, name) for name in sorted(set(weight_map.values()))]
+    else:
+        files = [model]
+    with open(specs) as f:
+        by_name = {s["input_name"]: (s["reshape"], s["transpose"]) for s in json.load(f)}
+    tensors, total = [], 0
+    for path in files:
+        with open(path, "rb") as f:
+            header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            begin, end = entry["data_offsets"]
+            total += end - begin
+            tensors.append((name, entry["dtype"], entry["shape"], by_name.get(name)))
+    return files, tensors, total
+
+
+def generated(args, directory, shards, with_specs):
+    """Writes bench/make_checkpoint.py's checkpoint into directory (emptied first): (the
+    path for --inputs, its data files, its tensors, their bytes, the specs file)."""
     if os.path.isdir(directory):
         shutil.rmtree(directory)
     os.makedirs(directory)
     model, files, tensor_bytes = make_checkpoint.write(directory, args.mib, shards)
     specs = os.path.join(directory, "io_transposes.json")
+    tensors = make_checkpoint.layout(args.mib)
     if not with_specs:
         with open(specs, "w") as f:
             f.write("[]\n")
-    copy = os.path.join(directory, "copy")
-    out = os.path.join(directory, "out")
+        tensors = [(name, dtype, shape, None) for name, dtype, shape, _ in tensors]
+    return model, files, tensors, tensor_bytes, specs
+
+
+def compare(args, name, model, files, tensors, tensor_bytes, specs, scratch):
+    """Runs the jobs on one checkpoint (outputs and copies under scratch); prints the runs
+    and the medians."""
+    with_specs = any(spec is not None for *_, spec in tensors)
+    os.makedirs(scratch, exist_ok=True)
+    copy = os.path.join(scratch, "copy")
+    out = os.path.join(scratch, "out")
     file_bytes = sum(os.path.getsize(f) for f in files)
     print(f"\n{name}: {model}, {len(files)} data file(s), {file_bytes / 2**30:.3f} GiB "
           f"({tensor_bytes / 2**30:.3f} GiB of tensors)")
@@ -174,8 +222,10 @@ def compare(args, name, directory, shards, with_specs=True):
         system = statistics.median(s for _, s in CPU[k])
         print(f"  {k:14s} {med[k]:.3f} s  {rate[k]:.2f} GB/s   cpu: user {user:.2f} s, "
               f"sys {system:.2f} s")
-    print(f"  apply peak RSS: {max(rss) / 1024:.0f} MiB (largest tensor 64 MiB)")
-    kernel, threads = kernel_cpu(args) if with_specs else (0.0, 0)
+    largest = max((math.prod(shape) * SAFETENSORS_BYTES[dtype] for _, dtype, shape, _ in tensors),
+                  default=0)
+    print(f"  apply peak RSS: {max(rss) / 1024:.0f} MiB (largest tensor {largest / 2**20:.0f} MiB)")
+    kernel, threads = kernel_cpu(args, tensors) if with_specs else (0.0, 0)
     cpu = {k: statistics.median(u + s for u, s in CPU[k]) for k in ("apply", "apply-nosync")}
     if with_specs:
         print(f"  kernel alone: cpu {kernel:.2f} s (iotx bench, {threads} threads)")
@@ -201,13 +251,29 @@ def main():
                         help="run one of the three checkpoints only")
     parser.add_argument("--settle", type=float, default=0.0,
                         help="seconds to wait after deleting outputs and syncing")
+    parser.add_argument("--checkpoint", metavar="MODEL",
+                        help="an existing checkpoint instead of the generated ones: a "
+                        ".safetensors file or a model.safetensors.index.json (with "
+                        "--io-transposes); it is only read, outputs go under --dir")
+    parser.add_argument("--io-transposes", metavar="FILE",
+                        help="the specs for --checkpoint")
     args = parser.parse_args()
-    if args.only in (None, "single"):
-        compare(args, "one file", os.path.join(args.dir, "single"), 0)
-    if args.only in (None, "sharded"):
-        compare(args, f"{args.shards} shards", os.path.join(args.dir, "sharded"), args.shards)
-    if args.only in (None, "copy"):
-        compare(args, "one file, no specs", os.path.join(args.dir, "copy"), 0, with_specs=False)
+    if (args.checkpoint is None) != (args.io_transposes is None):
+        parser.error("--checkpoint and --io-transposes go together")
+    if args.checkpoint is not None:
+        files, tensors, tensor_bytes = read_checkpoint(args.checkpoint, args.io_transposes)
+        compare(args, os.path.basename(args.checkpoint), args.checkpoint, files, tensors,
+                tensor_bytes, args.io_transposes, os.path.join(args.dir, "external"))
+        return
+    for only, name, sub, shards, with_specs in (
+            ("single", "one file", "single", 0, True),
+            ("sharded", f"{args.shards} shards", "sharded", args.shards, True),
+            ("copy", "one file, no specs", "copy", 0, False)):
+        if args.only in (None, only):
+            directory = os.path.join(args.dir, sub)
+            model, files, tensors, tensor_bytes, specs = generated(args, directory, shards,
+                                                                   with_specs)
+            compare(args, name, model, files, tensors, tensor_bytes, specs, directory)
 
 
 if __name__ == "__main__":
