@@ -89,6 +89,14 @@ struct DriverSplit {
   // Items per claim so that every claim ends on a partition-tile boundary (0: not possible).
   int64_t align_items = 0;
 };
+// The largest share of `outer` x n rows one of `threads` threads gets when they claim the
+// blocks of `block` rows of each of `outer` items in order, each taking the next when done.
+int64_t LargestShare(int64_t n, int64_t block, int64_t outer, int threads);
+// A block (a multiple of granule, at least min_block, at most `block`) that cuts n rows (in
+// each of `outer` items) into few blocks the threads share most evenly; `block` itself when
+// no smaller one is better.
+int64_t BalancedBlock(int64_t n, int64_t block, int64_t granule, int64_t min_block, int64_t outer,
+                      int threads);
 // target_items: how many independent items `threads` threads should share.
 DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const PartitionUnit& unit,
                         int64_t target_items, int threads);

@@ -343,6 +343,41 @@ TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
   EXPECT_EQ(split.align_items, 1);
 }
 
+TEST(SplitDriverTest, LargestShareIsWhatTheBusiestThreadClaims) {
+  // 281 rows in blocks of 256 on two threads: 256 and 25; in blocks of 128: 128 + 25 and 128.
+  EXPECT_EQ(LargestShare(281, 256, 1, 2), 256);
+  EXPECT_EQ(LargestShare(281, 128, 1, 2), 153);
+  EXPECT_EQ(LargestShare(281, 281, 1, 1), 281);
+  // Blocks of 768, 768 and 512 rows, three times over, each to the less loaded thread (the
+  // first on ties): the first thread ends with 768 + 512 + 768 + 768 + 512.
+  EXPECT_EQ(LargestShare(2048, 768, 3, 2), 3328);
+  // Blocks of 128 instead of 256 when they share better; the larger block among equals.
+  EXPECT_EQ(BalancedBlock(281, 256, 128, 128, 1, 2), 128);
+  EXPECT_EQ(BalancedBlock(512, 256, 128, 128, 1, 2), 256);
+  // Never below min_block, and never more than four items per thread.
+  EXPECT_EQ(BalancedBlock(281, 256, 128, 256, 1, 2), 256);
+  EXPECT_EQ(BalancedBlock(2048, 768, 384, 384, 3, 2), 768);
+}
+
+TEST(SplitDriverTest, PartitionTileBlocksAreSharedEvenly) {
+  // f64 4 x 281 x 548 `1,2,0` (bench z08): 281 output rows in partition tiles of 128 on two
+  // threads. Blocks of two tiles (256 rows and 25) left one thread 91 % of the work; three
+  // items of one tile each share as 153 and 128 rows.
+  auto p = MakeProblem(std::vector<int64_t>{4, 281, 548}, std::vector<int64_t>{1, 2, 0}, 8);
+  ASSERT_TRUE(p.has_value());
+  const Problem f = Fold(*p);
+  const Machine m = TestMachine();
+  const StrategyCandidate& strategy = ChooseStrategy(f, m);
+  const Tile tile = ChooseTile(f, strategy.strategy, m);
+  const PartitionUnit unit = FindPartitionUnit(f, 281, 128);
+  ASSERT_EQ(unit.d0_per_tile, 128 * 548);
+  const DriverSplit split = SplitDriver(f, tile, unit, TargetItems(4 * 281 * 548 * 8, 2), 2);
+  ASSERT_EQ(split.blocked_dim, 0);
+  EXPECT_EQ(split.block, unit.d0_per_tile);
+  EXPECT_EQ(split.items, 3);
+  EXPECT_EQ(split.align_items, 1);
+}
+
 TEST(SplitDriverTest, TakesWholeOuterDimsAndCountsItemsPerTile) {
   // [n=256 (not a tile dim)][n=128 cols][n=64 rows]: 256 items, partition tile = 128 of them.
   Problem p{{{256, 64 * 128 * 4, 64 * 128 * 4}, {128, 4, 64 * 4}, {64, 128 * 4, 4}}, 4, false};
