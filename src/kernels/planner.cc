@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <numeric>
+#include <queue>
 
 namespace iotx::kernels {
 namespace {
@@ -290,14 +292,20 @@ PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading, int64_t 
 
 int64_t LargestShare(int64_t n, int64_t block, int64_t outer, int threads) {
   // Threads claim items in order, each taking the next one when it is done (execute.cc):
-  // about what giving every item to the least loaded thread gives.
-  std::vector<int64_t> load(static_cast<size_t>(std::max(threads, 1)), 0);
+  // about what giving every item to the least loaded thread gives. A heap of the loads keeps
+  // this at items x log(threads) for the machines with hundreds of threads.
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> load(
+      std::greater<>{}, std::vector<int64_t>(static_cast<size_t>(std::max(threads, 1)), 0));
+  int64_t largest = 0;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t at = 0; at < n; at += block) {
-      *std::min_element(load.begin(), load.end()) += std::min(block, n - at);
+      const int64_t least = load.top() + std::min(block, n - at);
+      load.pop();
+      load.push(least);
+      largest = std::max(largest, least);
     }
   }
-  return *std::max_element(load.begin(), load.end());
+  return largest;
 }
 
 int64_t BalancedBlock(int64_t n, int64_t block, int64_t granule, int64_t min_block, int64_t outer,
@@ -309,9 +317,11 @@ int64_t BalancedBlock(int64_t n, int64_t block, int64_t granule, int64_t min_blo
   // and the one whose largest thread's share is least wins, the larger block among equals.
   int64_t best = block;
   int64_t best_share = LargestShare(n, block, outer, threads);
-  // One candidate per block count: the least multiple of the granule giving that many.
-  for (int64_t count = CeilDiv(n, block) + 1; outer * count <= 4 * static_cast<int64_t>(threads);
-       ++count) {
+  // One candidate per block count (the least multiple of the granule giving that many), up
+  // to 16 more blocks than `block` gives: planning stays a few microseconds on any machine.
+  const int64_t first = CeilDiv(n, block) + 1;
+  for (int64_t count = first;
+       count < first + 16 && outer * count <= 4 * static_cast<int64_t>(threads); ++count) {
     const int64_t b = RoundUp(CeilDiv(n, count), granule);
     if (b < std::max(granule, min_block)) break;
     const int64_t share = LargestShare(n, b, outer, threads);

@@ -351,6 +351,10 @@ TEST(SplitDriverTest, LargestShareIsWhatTheBusiestThreadClaims) {
   // Blocks of 768, 768 and 512 rows, three times over, each to the less loaded thread (the
   // first on ties): the first thread ends with 768 + 512 + 768 + 768 + 512.
   EXPECT_EQ(LargestShare(2048, 768, 3, 2), 3328);
+  // More threads than blocks: the largest share is one block; 3 x 4 blocks of 100 on 5
+  // threads: two threads get three.
+  EXPECT_EQ(LargestShare(1000, 10, 1, 256), 10);
+  EXPECT_EQ(LargestShare(400, 100, 3, 5), 300);
   // Blocks of 128 instead of 256 when they share better; the larger block among equals.
   EXPECT_EQ(BalancedBlock(281, 256, 128, 128, 1, 2), 128);
   EXPECT_EQ(BalancedBlock(512, 256, 128, 128, 1, 2), 256);
