@@ -55,7 +55,8 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
   const std::string warm_up = temp / "warm-up";
   fs::create_directory(warm_up);
   scenario.setup(warm_up);
-  TimeTool(scenario.args, warm_up);
+  const ProcessResult warmed = RunToolWith(scenario.args, {.cwd = warm_up});
+  ASSERT_EQ(warmed.exit_code, 0) << warmed.err;
   fs::remove_all(warm_up);
 
   // The uninterrupted run: its tree is what every final name may hold, its time spreads the
