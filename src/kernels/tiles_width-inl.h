@@ -44,6 +44,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const bool two_blocks = nest.stage_blocks == 2;
   const FusedGeometry fused{nest.rows_inner, ss, nest.src_outer_row_stride,
                             nest.cols_inner, ds, nest.dst_outer_col_stride};
+  [[maybe_unused]] std::conditional_t<kStrategy == Strategy::kFusedTiles, FusedTables, char> tables;
   ForEachItem(nest, src, dst, begin, end, [&](const uint8_t* s, uint8_t* t, const ItemExtents& ext) {
     RunLoops(nest, ext, s, t, [&](const uint8_t* s2, uint8_t* t2, int64_t rows, int64_t cols) {
       const auto r = static_cast<size_t>(rows);
@@ -54,7 +55,8 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
         StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, two_blocks,
                            streaming);
       } else if constexpr (kStrategy == Strategy::kFusedTiles) {
-        FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, streaming);
+        FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, streaming,
+                          &tables);
       } else if constexpr (kStrategy == Strategy::kInterleaveRows) {
         InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
       } else {

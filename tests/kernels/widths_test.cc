@@ -9,6 +9,7 @@
 
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/dispatch.h"
@@ -84,6 +85,32 @@ TEST_P(WidthTest, FusedTilesForSmallPlanes) {
   Check({3, 5, 4, 11, 9, 15}, {3, 2, 1, 5, 4, 0}, "fused-tiles", true);
   Check({7, 11, 13, 2, 6, 5}, {4, 2, 5, 0, 3, 1}, "fused-tiles", true);
   Check({3, 130, 5, 67}, {3, 2, 0, 1});  // 2 threads cut the fused 5 x 67 columns
+}
+
+// A plan cut for several threads, run by one: one kernel call walks planes whose fused sides
+// were cut into blocks of different extents, so offsets kept from one plane for the next
+// (FusedTables) must be those of the same rows and columns, not only of the same start.
+TEST_P(WidthTest, FusedBlocksOfUnequalExtentsOnOneThread) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> layouts = {
+      // A fused side's outer dim (50, 40) in blocks, the last shorter, inside a whole dim
+      // taken first: a short block's plane comes before a whole one's in one call.
+      {{4, 40, 50, 60}, {0, 3, 2, 1}},
+      {{2, 60, 40, 60}, {0, 3, 2, 1}},
+      {{3, 5, 4, 41, 45, 15}, {3, 2, 1, 5, 4, 0}},
+  };
+  for (const auto& [shape, perm] : layouts) {
+    for (int planned : {2, 3, 5}) {
+      Case c;
+      c.shape = shape;
+      c.perm = perm;
+      c.elem = GetParam().width;
+      c.options.max_threads = planned;  // items cut for `planned` threads ...
+      c.threads = 1;                    // ... all run by one kernel call
+      c.seed = static_cast<uint64_t>(planned);
+      CheckCase(c);
+      if (HasFatalFailure()) return;
+    }
+  }
 }
 
 TEST_P(WidthTest, InterleaveAndDeinterleave) {
