@@ -893,18 +893,25 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
                       g.dst_outer_col_stride % kLineBytes == 0;
   const auto walk = [&](auto stream_tag) {
     constexpr bool kStream = decltype(stream_tag)::value;
+    // A plane of at most kMaxFusedStripRows rows keeps one table for all its strips (429-row
+    // planes in strips of 384 and 45 recomputed both per plane), a taller one a table per
+    // strip.
+    const bool whole = rows <= static_cast<size_t>(kMaxFusedStripRows);
     for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
       const size_t n = std::min(strip_rows, rows - r0);
       const size_t n_full = n / Shape::kRows * Shape::kRows;
-      if (tab.rows_first != r0 || tab.rows_count != n) {
-        FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+      const size_t first = whole ? 0 : r0;
+      const size_t count = whole ? rows : n;
+      if (tab.rows_first != first || tab.rows_count != count) {
+        FusedOffsets(static_cast<int64_t>(first), count, g.rows_inner, g.src_row_stride,
                      g.src_outer_row_stride, row_off);
-        // strip_rows is a multiple of the tile's rows (planner.cc), so a strip's last tile
-        // reads at most kRows - 1 entries past its rows: zeros, never dereferenced (masked).
-        std::fill(row_off + n, row_off + n_full + Shape::kRows, int64_t{0});
-        tab.rows_first = r0;
-        tab.rows_count = n;
+        // strip_rows is a multiple of the tile's rows (planner.cc), so the last tile reads at
+        // most kRows - 1 entries past the rows: zeros, never dereferenced (masked off).
+        std::fill(row_off + count, row_off + count + Shape::kRows, int64_t{0});
+        tab.rows_first = first;
+        tab.rows_count = count;
       }
+      const int64_t* HWY_RESTRICT strip_off = row_off + (r0 - first);
       uint8_t* t = dst + r0 * kElem;
       for (size_t c = 0; c < cols; c += Shape::kCols) {
         const size_t m = std::min<size_t>(Shape::kCols, cols - c);
@@ -917,18 +924,18 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
         const uint8_t* s = src + c * kElem;
         if (m == Shape::kCols) {
           for (size_t r = 0; r < n_full; r += Shape::kRows) {
-            TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, row_off + r,
+            TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
                                                      col_off);
           }
         } else {
           for (size_t r = 0; r < n_full; r += Shape::kRows) {
-            TransposeTileLines<kElem, false, true, true>(d, s, 0, t + r * kElem, 0, row_off + r,
+            TransposeTileLines<kElem, false, true, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
                                                          col_off, Shape::kRows, m);
           }
         }
         if (n_full < n) {
           TransposeTileLines<kElem, false, true, true>(d, s, 0, t + n_full * kElem, 0,
-                                                       row_off + n_full, col_off, n - n_full, m);
+                                                       strip_off + n_full, col_off, n - n_full, m);
         }
       }
     }
