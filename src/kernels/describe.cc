@@ -99,9 +99,11 @@ std::string Describe(const Plan& plan) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tiles-inl.h
         how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
-      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes)) {
-        how = "in registers: rows gathered by 128-bit blocks (a load and three inserts per vector), "
-              "then 2 interleave rounds per group of 4 vectors";
+      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0)) {
+        how = fmt::format(
+            "in registers: rows gathered by 128-bit blocks (a load and three inserts per vector), "
+            "then {} interleave rounds per group of {} vectors",
+            __builtin_ctzll(static_cast<uint64_t>(16 / e)), 16 / e);
       } else if (e >= 4) {
         how = fmt::format("in registers: {} interleave round(s) per group of {} rows, then 128-bit block transposes",
                           e >= 16 ? 0 : __builtin_ctzll(static_cast<uint64_t>(16 / e)), std::max<int64_t>(1, 16 / e));
@@ -117,10 +119,17 @@ std::string Describe(const Plan& plan) {
           return fmt::format("{} x {} (dim {} continues dim {} in the {})", inner, total / inner, outer_dim,
                              dim, where);
         };
-        s += fmt::format("fused:    rows = {}, columns = {}; offsets per strip and band, partial tiles at the "
-                         "fused plane's ends through the edge path\n",
-                         side(n.rows_inner, n.rows, d.tile.rows2_dim, d.tile.rows_dim, "destination"),
-                         side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"));
+        // FusedWalk (tiles-inl.h) where partial tiles run in registers and the walk is not
+        // staged; FusedEdge otherwise.
+        const bool in_walk = avx512 && m.vector_bytes >= 16 && n.stage_pitch == 0;
+        s += fmt::format(
+            "fused:    rows = {}, columns = {}; {}\n",
+            side(n.rows_inner, n.rows, d.tile.rows2_dim, d.tile.rows_dim, "destination"),
+            side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"),
+            in_walk ? "offsets per strip and band, kept from plane to plane; partial tiles in the "
+                      "walk on the same offsets (masked loads and stores)"
+                    : "offsets per strip and band, partial tiles at the fused plane's ends "
+                      "through the edge path");
       }
       if (n.stage_pitch == 0) {
         s += fmt::format(

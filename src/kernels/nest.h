@@ -94,10 +94,12 @@ struct Nest {
 };
 
 // Whether full tiles gather their rows by 128-bit blocks (TransposeTileGathered in
-// tiles-inl.h) rather than transposing whole rows: 4-byte elements on the 64-byte vectors of an
-// AVX-512 target; the other widths measured slower that way. The kernels and Describe both ask.
-constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes) {
-  return avx512 && elem_bytes == 4 && vector_bytes == 64;
+// tiles-inl.h) rather than transposing whole rows: on the 64-byte vectors of an AVX-512 target,
+// 4-byte elements always and 1-byte elements in walks that are not staged (`staged`: their
+// strides alias in L1, where the gathered tile's four reads of each source line miss); the
+// other widths measured slower that way. The kernels and Describe both ask.
+constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes, bool staged) {
+  return avx512 && vector_bytes == 64 && (elem_bytes == 4 || (elem_bytes == 1 && !staged));
 }
 
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have

@@ -306,13 +306,15 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
 // block transposes in one process, alternating (1 thread, AMD EPYC Zen 5): f32 768^2 0.49 ->
 // 0.70x memcpy, 1000x3000 0.41 -> 0.53, 8192^2 0.45 -> 0.54, 32x64x64x128 `0,3,1,2` 0.50 ->
 // 0.63, no f32 case slower; 8- and 16-byte elements ran 0.89-1.00x as fast
-// gathered (one interleave round or none leaves little to save), and 1- and 2-byte elements
-// 0.67-0.95x (their 32 or 64 rows per tile re-read each source line four times, once per
-// block, and their rows, 1-2 KiB apart, share few L1 sets), so those keep the block transposes.
-template <size_t kElem, class D>
-constexpr bool kTileGathered =
-    GathersTileRows(HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3, kElem,
-                    hn::MaxLanes(D()) * sizeof(hn::TFromD<D>));
+// gathered (one interleave round or none leaves little to save), and 2-byte elements mixed
+// (2000^2 bf16 0.50 -> 0.54, 8000^2 0.92 -> 0.80). 1-byte elements gain where the source rows
+// do not alias (kStaged false: 2000^2 i8 0.37 -> 0.48, 16x413x483 `0,2,1` 0.37 -> 0.44,
+// 16000x8000 0.63 -> 0.67) and lose where they do (2048^2 0.32 -> 0.22, 16000x8192 0.28 ->
+// 0.22): a tile of 64 rows reads each source line four times, once per block, and rows a
+// power of two apart share one L1 set, so staged walks keep the block transposes for them.
+template <size_t kElem, class D, bool kStaged>
+constexpr bool kTileGathered = GathersTileRows(HWY_ARCH_X86&& HWY_TARGET <= HWY_AVX3, kElem,
+                                               hn::MaxLanes(D()) * sizeof(hn::TFromD<D>), kStaged);
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 // A full tile whose rows are gathered by 128-bit blocks: vector q of group g holds block g of
@@ -367,7 +369,11 @@ HWY_INLINE void TransposeTileGathered(D d, const Row& row, const Line& line) {
 // kPartial (kEdgeInRegisters targets): only rows [0, n_rows) x columns [0, n_cols) exist; rows
 // are read with masked loads (the rest are zero) and lines written with masked stores, so a
 // partial tile runs as a full one instead of through L1 copies.
-template <size_t kElem, bool kStream, bool kTable = false, bool kPartial = false, class D>
+//
+// kStaged: the walk is staged (its strides alias in L1), which decides the 1-byte tile
+// (kTileGathered).
+template <size_t kElem, bool kStream, bool kTable = false, bool kPartial = false,
+          bool kStaged = false, class D>
 HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                    uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
                                    const int64_t* row_off = nullptr,
@@ -409,7 +415,7 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       return dst + static_cast<int64_t>(col) * dst_row_stride;
     }
   };
-  if constexpr (!kPartial && kTileGathered<kElem, D>) {
+  if constexpr (!kPartial && kTileGathered<kElem, D, kStaged>) {
     TransposeTileGathered<kElem, kStream>(d, row, line);
     return;
   }
@@ -537,12 +543,13 @@ HWY_INLINE size_t TransposeShortRows(D d, const uint8_t* HWY_RESTRICT src, int64
 // straight to the destination would keep kCols lines half-written at once: with ordinary
 // stores, rows a power of two apart share one L1 set and evict each other between pieces
 // (512 x 512 f32 measured 4.3 GB/s that way, 11 GB/s through the buffer).
-template <size_t kElem, bool kStream, class D>
+template <size_t kElem, bool kStream, bool kStaged = false, class D>
 HWY_INLINE void TransposeTile(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                               uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride) {
   using Shape = TileShape<kElem, D>;
   if constexpr (kTileInRegisters<kElem>) {
-    TransposeTileLines<kElem, kStream>(d, src, src_row_stride, dst, dst_row_stride);
+    TransposeTileLines<kElem, kStream, false, false, kStaged>(d, src, src_row_stride, dst,
+                                                              dst_row_stride);
   } else {
     alignas(64) uint8_t out[Shape::kCols * kLineBytes];
     TransposeGroups<kElem>(d, src, src_row_stride, out, kLineBytes, 4);
@@ -727,7 +734,7 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
             PrefetchTileRows<Shape::kRows>(
                 next + static_cast<int64_t>(r) * src_row_stride + c * kElem, src_row_stride);
           }
-          TransposeTile<kElem, false>(
+          TransposeTile<kElem, false, true>(
               d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
               stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
         }
@@ -978,9 +985,9 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
           const size_t m = std::min(block_cols, cols_full - c0);
           for (size_t r = 0; r < n; r += Shape::kRows) {
             for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
-              TransposeTileLines<kElem, false, true>(d, src + c * kElem, 0,
-                                                     stage + (c - c0) * pitch + r * kElem, 0,
-                                                     row_off + r, col_off);
+              TransposeTileLines<kElem, false, true, false, true>(
+                  d, src + c * kElem, 0, stage + (c - c0) * pitch + r * kElem, 0, row_off + r,
+                  col_off);
             }
           }
           for (size_t j = 0; j < m; ++j) {

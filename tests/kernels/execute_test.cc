@@ -1,9 +1,12 @@
 // Execute's contract beyond the data movement: argument checks and a plan printing itself.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "iotx/plan.h"
+#include "kernels/dispatch.h"
 
 namespace iotx::test {
 namespace {
@@ -75,6 +78,28 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
     EXPECT_EQ(text.find("same tile of the next band") != std::string::npos,
               stores == PlanOptions::Stores::kStreaming)
         << text;
+  }
+}
+
+TEST(DescribeTest, NamesTheOneByteTileEachWalkRuns) {
+  // 1-byte tiles gather their rows by 128-bit blocks in walks whose rows do not alias (2000^2:
+  // tiles in place) and transpose whole rows in staged ones (2048^2: rows 2 KiB apart), as
+  // GathersTileRows tells the kernels; on targets without 64-byte vectors neither gathers.
+  const auto tile_line = [](int64_t n) {
+    auto plan = MakePlan(std::vector<int64_t>{n, n}, std::vector<int64_t>{1, 0}, 1);
+    EXPECT_TRUE(plan.has_value());
+    const std::string text = plan.has_value() ? Describe(**plan) : std::string();
+    const size_t at = text.find("tile:");
+    return at == std::string::npos ? text : text.substr(at, text.find('\n', at) - at);
+  };
+  const std::string in_place = tile_line(2000);
+  const std::string staged = tile_line(2048);
+  EXPECT_EQ(staged.find("gathered"), std::string::npos) << staged;
+  if (kernels::ChosenVectorBytes() >= 64 &&
+      std::string_view(kernels::ChosenTargetName()).starts_with("AVX3")) {
+    EXPECT_NE(in_place.find("rows gathered by 128-bit blocks"), std::string::npos) << in_place;
+    EXPECT_NE(in_place.find("4 interleave rounds per group of 16 vectors"), std::string::npos)
+        << in_place;
   }
 }
 
