@@ -143,20 +143,16 @@ std::string Describe(const Plan& plan) {
                 : "");
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
-        const bool staged = n.strategy == kernels::Strategy::kStagedTiles;
-        const bool two = n.stage_blocks == 2;
         s += fmt::format(
-            "walk:     blocks of {} rows x {} columns through a buffer of {} ({} at most; "
+            "walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; "
             "rows {} B apart), then {} B runs per destination row; because {} rows {} B apart "
-            "fall in too few of the L1's sets ({}-way){}{}\n",
-            n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch),
-            two ? "L2 / 16" : "L2 / 8", n.stage_pitch, n.strip_rows * e,
-            dst_alias ? "destination" : "source", dst_alias ? n.dst_row_stride : n.src_row_stride,
-            m.l1d_ways,
-            staged && n.streaming ? "; in DRAM (streaming) each tile prefetches the same tile of "
-                                    "the next block"
-                                  : "",
-            two ? ", and two blocks share the buffer: one's runs leave while the next is transposed"
+            "fall in too few of the L1's sets ({}-way){}\n",
+            n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
+            n.strip_rows * e, dst_alias ? "destination" : "source",
+            dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways,
+            n.strategy == kernels::Strategy::kStagedTiles
+                ? "; only with ordinary stores (cache-bypassing ones never allocate in L1: such "
+                  "plans walk in place)"
                 : "");
       }
       s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);

@@ -74,13 +74,6 @@ struct Nest {
   int64_t strip_rows = 1;
   int64_t block_cols = 1;
   int64_t stage_pitch = 0;
-  // kStagedTiles: 2 when two blocks share the stage and the previous one's runs leave while
-  // the next is transposed (StagedPlane), else 1. The planner asks for two in DRAM (streaming
-  // plans), where the writes then overlap the reads instead of taking turns with them, when two
-  // fit. 1 thread, ratio to memcpy, alternating in one process: 8192^2 f32 0.52 -> 0.54-0.58,
-  // 32x64x64x128 f32 `0,3,1,2` 0.62 -> 0.79-0.84, 64x512x1024 f32 `0,2,1` 0.64 -> 0.71; i8
-  // and f64 unchanged.
-  int64_t stage_blocks = 1;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
   // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
   // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride

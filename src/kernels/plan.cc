@@ -99,9 +99,9 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   d.folded = kernels::Fold(d.unfolded);
   if (d.bytes == 0) return Ok();
 
-  d.strategy = &kernels::ChooseStrategy(d.folded, d.machine);
-  const kernels::Strategy strategy = d.strategy->strategy;
   const bool streaming = kernels::ChooseStreaming(options.stores, d.bytes, d.machine);
+  d.strategy = &kernels::ChooseStrategy(d.folded, d.machine, streaming);
+  const kernels::Strategy strategy = d.strategy->strategy;
   d.tile = kernels::ChooseTile(d.folded, strategy, d.machine, streaming);
   const int64_t target_items = kernels::TargetItems(d.bytes, d.threads_hint);
   const int64_t partitions = d.sbuf.geometry.partitions;

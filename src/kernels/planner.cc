@@ -37,13 +37,13 @@ bool IsTilePlane(const Problem& p) {
          SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
 }
 
-bool InterleavesRows(const Problem& p, const Machine&) {
+bool InterleavesRows(const Problem& p, const Machine&, bool) {
   if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
   const Dim& rows = RowsDim(p);
   return rows.n >= 2 && rows.n <= 4 && ColsDim(p).dst_stride == rows.n * p.elem_bytes;
 }
 
-bool DeinterleavesCols(const Problem& p, const Machine&) {
+bool DeinterleavesCols(const Problem& p, const Machine&, bool) {
   if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
   const Dim& cols = ColsDim(p);
   return cols.n >= 2 && cols.n <= 4 && RowsDim(p).src_stride == cols.n * p.elem_bytes;
@@ -105,14 +105,21 @@ Fusion FindFusion(const Problem& p, const Machine& m) {
   return best;
 }
 
-bool FusesTiles(const Problem& p, const Machine& m) {
+bool FusesTiles(const Problem& p, const Machine& m, bool /*streaming*/) {
   const Fusion f = FindFusion(p, m);
   return f.rows2 >= 0 || f.cols2 >= 0;
 }
 
-// Staging pays when one side's lines in flight alias in L1 and the plane holds whole blocks.
-bool StagesTiles(const Problem& p, const Machine& m) {
-  if (!IsTilePlane(p)) return false;
+// Staging pays when one side's lines in flight alias in L1 and the plane holds whole blocks,
+// and only with ordinary stores. Cache-bypassing stores never allocate in L1, so aliasing
+// destination lines cost nothing there, and the band walk's prefetch of the next band's tiles
+// serves aliasing source rows better than blocks through a stage do: in DRAM, 1 thread, ratio
+// to memcpy, staged / in place (same binary, alternating): f32 8192 x 8000 0.64-0.72 /
+// 1.16-1.17, bf16 8192^2 0.38 / 0.64, i8 16384 x 8192 0.24 / 0.34, bf16 64x64x64x128
+// `0,3,1,2` 0.71 / 0.84, f64 16x64x64x128 `0,3,1,2` 0.64 / 0.85, f32 96x2048x2x128 `0,3,2,1`
+// 0.82 / 1.03 (docs/performance.md, eighth look). Fused planes still stage (FusedPlane).
+bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
+  if (streaming || !IsTilePlane(p)) return false;
   const int64_t e = p.elem_bytes;
   const Dim& rows = RowsDim(p);
   const Dim& cols = ColsDim(p);
@@ -127,12 +134,9 @@ bool StagesTiles(const Problem& p, const Machine& m) {
 // so source runs are twice the destination runs, destination rows an odd number of lines
 // apart so they spread over every L1 set. Measured on 8192^2 f32 (DRAM) / 1024^2 f32 (cache):
 // blocks of 176 x 32 (L1-sized) 0.49 / 0.41x memcpy, 128 rows x 256 columns 0.71 / 0.61,
-// 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31. `blocks` blocks share that budget and the
-// stage (two for a kStagedTiles walk in DRAM): stage_blocks says whether they both fit.
-void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m,
-                int64_t blocks) {
-  const int64_t most = kMaxStageBytes / blocks;
-  const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes) / blocks;
+// 256 x 128 0.68 / 0.48, 64 x 512 0.68 / 0.31.
+void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Machine& m) {
+  const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes);
   int64_t rows_fit = static_cast<int64_t>(std::sqrt(static_cast<double>(budget) / (2.0 * static_cast<double>(e))));
   rows_fit = std::clamp(rows_fit / tile.tile_rows * tile.tile_rows, tile.tile_rows, rows_cap);
   int64_t lines = (rows_fit * e + 63) / 64 + 1;
@@ -141,19 +145,18 @@ void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Mac
   const int64_t cols_cap = std::max(tile.tile_cols, cols / tile.tile_cols * tile.tile_cols);
   tile.block_cols = std::clamp(budget / tile.stage_pitch / tile.tile_cols * tile.tile_cols,
                                tile.tile_cols, cols_cap);
-  while (tile.block_cols * tile.stage_pitch > most && tile.block_cols > tile.tile_cols) {
+  while (tile.block_cols * tile.stage_pitch > kMaxStageBytes && tile.block_cols > tile.tile_cols) {
     tile.block_cols -= tile.tile_cols;
   }
   tile.strip_rows = rows_fit;
-  tile.stage_blocks = blocks * tile.block_cols * tile.stage_pitch <= kMaxStageBytes ? blocks : 1;
 }
 
 constexpr StrategyCandidate kCandidates[] = {
     {Strategy::kCopy, "copy", "source and destination are one contiguous block",
-     [](const Problem& p, const Machine&) { return p.dims.empty(); }},
+     [](const Problem& p, const Machine&, bool) { return p.dims.empty(); }},
     {Strategy::kRowCopy, "row-copy",
      "the innermost run stays in place and its width is not in widths.inc: strided rows",
-     [](const Problem& p, const Machine&) { return !IsTileWidth(p.elem_bytes); }},
+     [](const Problem& p, const Machine&, bool) { return !IsTileWidth(p.elem_bytes); }},
     {Strategy::kInterleaveRows, "interleave-rows",
      "2-4 destination-innermost rows whose columns are consecutive in the destination",
      InterleavesRows},
@@ -165,11 +168,12 @@ constexpr StrategyCandidate kCandidates[] = {
      FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
      "a tile's destination (or source) lines are a multiple of a power of two apart and "
-     "alias in L1: tiles go through an L1 block, destination rows leave as runs",
+     "alias in L1, and the stores are ordinary: tiles go through an L1 block, destination rows "
+     "leave as runs",
      StagesTiles},
     {Strategy::kTiles, "tiles",
      "in-register tiles; strips walked band by band so destination rows are written in runs",
-     [](const Problem&, const Machine&) { return true; }},
+     [](const Problem&, const Machine&, bool) { return true; }},
 };
 
 // Source bytes of each row a thread's column block keeps together. Two threads on 8192^2 f32
@@ -194,9 +198,10 @@ bool IsTileWidth(int64_t bytes) {
 
 std::span<const StrategyCandidate> StrategyCandidates() { return kCandidates; }
 
-const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine) {
+const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine,
+                                        bool streaming) {
   for (const StrategyCandidate& c : kCandidates) {
-    if (c.applies(folded, machine)) return c;
+    if (c.applies(folded, machine, streaming)) return c;
   }
   return kCandidates[std::size(kCandidates) - 1];  // unreachable: the last always applies
 }
@@ -239,7 +244,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
   const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
   if (strategy == Strategy::kStagedTiles) {
-    StageBlock(tile, e, cols.n, rows_cap, machine, streaming ? 2 : 1);
+    StageBlock(tile, e, cols.n, rows_cap, machine);
   } else if (strategy == Strategy::kTiles || strategy == Strategy::kFusedTiles) {
     if (strategy == Strategy::kFusedTiles) {
       const Fusion f = FindFusion(folded, machine);
@@ -254,7 +259,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
           StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine)) {
         const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
         const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
-        StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine, 1);
+        StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);
         tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
@@ -550,7 +555,6 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   nest.strip_rows = tile.strip_rows;
   nest.block_cols = tile.block_cols;
   nest.stage_pitch = tile.stage_pitch;
-  nest.stage_blocks = tile.stage_blocks;
   nest.rows_inner = rows.n;
   nest.src_outer_row_stride = rows.n * rows.src_stride;
   nest.cols_inner = cols.n;

@@ -1,5 +1,5 @@
 // The planner's stages after folding (problem.h): each a small pure function, tested alone.
-//   ChooseStrategy -> ChooseStreaming -> ChooseTile -> SplitDriver -> BuildNest
+//   ChooseStreaming -> ChooseStrategy -> ChooseTile -> SplitDriver -> BuildNest
 // Every machine-dependent number comes from a Machine (machine.h): cache geometry as the CPU
 // reports it, the vector width of the Highway target, a calibrated streaming threshold.
 #pragma once
@@ -25,14 +25,16 @@ struct StrategyCandidate {
   Strategy strategy;
   const char* name;
   const char* when;  // the applicability check in words
-  bool (*applies)(const Problem& folded, const Machine& machine);
+  // `streaming`: the plan's stores bypass the cache (ChooseStreaming).
+  bool (*applies)(const Problem& folded, const Machine& machine, bool streaming);
 };
 
 // copy, row-copy, interleave-rows, deinterleave-cols, fused-tiles, staged-tiles, tiles: in the
 // order tried.
 std::span<const StrategyCandidate> StrategyCandidates();
 // The first candidate that applies to a folded, non-empty problem (one always does).
-const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine);
+const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine,
+                                        bool streaming = false);
 
 // Whether `lines` cache lines `stride` bytes apart, in flight at once, fall in so few L1 sets
 // (stride a multiple of a power of two) that they cannot all stay resident.
@@ -50,7 +52,6 @@ struct Tile {
   int64_t strip_rows = 1;    // kTiles: rows per band walk; kStagedTiles: rows per L1 block
   int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
   int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
-  int64_t stage_blocks = 1;  // kStagedTiles: blocks sharing the stage (Nest::stage_blocks)
   // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;
@@ -60,7 +61,7 @@ struct Tile {
   int64_t col_granule = 1;   // smallest column block a thread split may cut
 };
 // `streaming`: the plan's stores bypass the cache (ChooseStreaming), i.e. the output is in
-// DRAM; a staged walk then keeps two blocks in its stage when two fit (Nest::stage_blocks).
+// DRAM: band walks then prefetch the next band's tiles.
 Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine,
                 bool streaming = false);
 

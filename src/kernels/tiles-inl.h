@@ -84,7 +84,7 @@ HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int6
 }
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                            size_t rows, size_t cols, size_t, size_t, size_t, bool, bool) {
+                            size_t rows, size_t cols, size_t, size_t, size_t) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
@@ -669,31 +669,14 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
 // transposed tile by tile into an L1 buffer whose rows are `pitch` bytes apart (a stride
 // that spreads over the sets), then each destination row's run of block_rows * kElem bytes
 // is written in one go, so the lines in flight are consecutive and never share a set.
-// 1024^2 f32 in cache: 0.33-0.37x memcpy written in place, 0.51-0.64x staged.
+// 1024^2 f32 in cache: 0.33-0.37x memcpy written in place, 0.51-0.64x staged. Only plans
+// with ordinary stores stage (StagesTiles in planner.cc): cache-bypassing ones run in place.
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                            size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
-                            bool two, bool streaming) {
+                            size_t cols, size_t block_rows, size_t block_cols, size_t pitch) {
   using Shape = TileShape<kElem, D>;
-  alignas(64) uint8_t stages[kMaxStageBytes];
-  // With `two` (Nest::stage_blocks, only in streaming plans) the previous block's runs leave
-  // between this one's rows of tiles.
-  size_t half = 0;
-  struct Written {  // the block whose runs are still to leave
-    const uint8_t* stage = nullptr;
-    uint8_t* dst = nullptr;
-    size_t cols = 0;
-    size_t rows = 0;
-    size_t done = 0;
-  } previous;
-  const auto write_previous = [&](size_t upto) {
-    for (; previous.done < upto; ++previous.done) {
-      StreamBytes(previous.stage + previous.done * pitch,
-                  previous.dst + static_cast<int64_t>(previous.done) * dst_row_stride,
-                  previous.rows * kElem);
-    }
-  };
+  alignas(64) uint8_t stage[kMaxStageBytes];
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
   const size_t cols_full = cols / Shape::kCols * Shape::kCols;
   // The columns are cut into blocks of nearly equal width, none wider than block_cols: a
@@ -709,54 +692,18 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
     uint8_t* t = dst + r0 * kElem;
     for (size_t c0 = 0; c0 < cols_full; c0 += even_cols) {
       const size_t m = std::min(even_cols, cols_full - c0);
-      // In DRAM (a streaming plan) each tile also fetches the same tile of the next block:
-      // blocks are short runs of many rows, and the hardware prefetcher, which starts over on
-      // every run, left the source waiting (1 thread, ratio to memcpy, alternating in one
-      // process: bf16 64x64x64x128 `0,3,1,2` 0.40 -> 0.70, i8 64x64x128x256 `0,3,1,2` 0.29 ->
-      // 0.49, i8 16384x8192 0.25 -> 0.34). In cache it only costs load slots (1024^2 f32 0.39
-      // -> 0.36), so there it is left to the hardware.
-      const uint8_t* next = nullptr;
-      size_t next_rows = 0;
-      size_t next_cols = 0;
-      if (streaming && c0 + m < cols_full) {
-        next = s + (c0 + m) * kElem;
-        next_rows = n;
-        next_cols = std::min(even_cols, cols_full - c0 - m);
-      } else if (streaming && r0 + n < rows_full) {
-        next = s + static_cast<int64_t>(n) * src_row_stride;
-        next_rows = std::min(block_rows, rows_full - r0 - n);
-        next_cols = std::min(even_cols, cols_full);
-      }
-      uint8_t* stage = stages + half;
       for (size_t r = 0; r < n; r += Shape::kRows) {
         for (size_t c = 0; c < m; c += Shape::kCols) {
-          if (r < next_rows && c < next_cols) {
-            PrefetchTileRows<Shape::kRows>(
-                next + static_cast<int64_t>(r) * src_row_stride + c * kElem, src_row_stride);
-          }
           TransposeTile<kElem, false, true>(
               d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
               stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
         }
-        if (two) write_previous(previous.cols * (r + Shape::kRows) / n);
-      }
-      if (two) {
-        write_previous(previous.cols);
-        previous = Written{stage, t + static_cast<int64_t>(c0) * dst_row_stride, m, n, 0};
-        half = half == 0 ? kMaxStageBytes / 2 : 0;
-        continue;
       }
       for (size_t j = 0; j < m; ++j) {
-        uint8_t* run = t + static_cast<int64_t>(c0 + j) * dst_row_stride;
-        if (streaming) {
-          StreamBytes(stage + j * pitch, run, n * kElem);
-        } else {
-          CopyRun(stage + j * pitch, run, n * kElem);
-        }
+        CopyRun(stage + j * pitch, t + static_cast<int64_t>(c0 + j) * dst_row_stride, n * kElem);
       }
     }
   }
-  write_previous(previous.cols);
   if (rows_full < rows || cols_full < cols) {
     PlaneEdges<kElem>(d, src, src_row_stride, dst, dst_row_stride, rows, cols, rows_full,
                       cols_full);

@@ -29,12 +29,16 @@ class WidthTest : public ::testing::TestWithParam<WidthParam> {
   void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
 
   // Runs `shape`/`perm` with both store kinds and 1 and 2 threads; when `strategy` is not
-  // empty, the plan must have chosen it (with `wide_only`, only on 64-byte-vector targets).
+  // empty, the plan with ordinary stores must have chosen it (with `wide_only`, only on
+  // 64-byte-vector targets).
   void Check(std::vector<int64_t> shape, std::vector<int64_t> perm, const std::string& strategy = "",
              bool wide_only = false) {
     const size_t width = GetParam().width;
     if (!strategy.empty() && (!wide_only || kernels::ChosenVectorBytes() >= 64)) {
-      auto plan = MakePlan(shape, perm, width);
+      // With ordinary stores: a plan with cache-bypassing ones never stages (StagesTiles).
+      PlanOptions regular;
+      regular.stores = PlanOptions::Stores::kRegular;
+      auto plan = MakePlan(shape, perm, width, regular);
       ASSERT_TRUE(plan.has_value());
       const std::string text = iotx::Describe(**plan);
       EXPECT_NE(text.find("strategy: " + strategy + " "), std::string::npos)
