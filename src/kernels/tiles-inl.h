@@ -313,8 +313,9 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
 // 0.22): a tile of 64 rows reads each source line four times, once per block, and rows a
 // power of two apart share one L1 set, so staged walks keep the block transposes for them.
 template <size_t kElem, class D, bool kStaged>
-constexpr bool kTileGathered = GathersTileRows(HWY_ARCH_X86&& HWY_TARGET <= HWY_AVX3, kElem,
-                                               hn::MaxLanes(D()) * sizeof(hn::TFromD<D>), kStaged);
+constexpr bool kTileGathered = GathersTileRows((HWY_ARCH_X86 != 0) && (HWY_TARGET <= HWY_AVX3),
+                                               kElem, hn::MaxLanes(D()) * sizeof(hn::TFromD<D>),
+                                               kStaged);
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 // A full tile whose rows are gathered by 128-bit blocks: vector q of group g holds block g of
