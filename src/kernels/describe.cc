@@ -119,17 +119,17 @@ std::string Describe(const Plan& plan) {
           return fmt::format("{} x {} (dim {} continues dim {} in the {})", inner, total / inner, outer_dim,
                              dim, where);
         };
-        // FusedWalk (tiles-inl.h) where partial tiles run in registers and the walk is not
-        // staged; FusedEdge otherwise.
-        const bool in_walk = avx512 && m.vector_bytes >= 16 && n.stage_pitch == 0;
+        // FusedWalk (tiles-inl.h) when not staged, with partial tiles in it where they run in
+        // registers; the staged walk computes offsets per strip. FusedEdge for the rest.
+        const bool walk = n.stage_pitch == 0;
+        const bool in_walk = walk && avx512 && m.vector_bytes >= 16;
         s += fmt::format(
-            "fused:    rows = {}, columns = {}; {}\n",
+            "fused:    rows = {}, columns = {}; offsets per strip and band{}; partial tiles {}\n",
             side(n.rows_inner, n.rows, d.tile.rows2_dim, d.tile.rows_dim, "destination"),
             side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"),
-            in_walk ? "offsets per strip and band, kept from plane to plane; partial tiles in the "
-                      "walk on the same offsets (masked loads and stores)"
-                    : "offsets per strip and band, partial tiles at the fused plane's ends "
-                      "through the edge path");
+            walk ? ", kept from plane to plane" : "",
+            in_walk ? "in the walk on the same offsets (masked loads and stores)"
+                    : "at the fused plane's ends through the edge path");
       }
       if (n.stage_pitch == 0) {
         s += fmt::format(

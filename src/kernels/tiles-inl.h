@@ -828,12 +828,14 @@ HWY_NOINLINE void FusedEdge(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_R
   }
 }
 
-// FusedPlane's walk in place where partial tiles run in registers (kEdgeInRegisters): a
-// strip's row offsets and a band's column offsets serve its partial tiles too, which run in
-// the walk as the whole ones do. Through FusedEdge, each partial tile computed its own
-// offsets (two divisions and a pass over its rows), and planes narrower than a tile are
-// nothing but partial tiles: bf16 3x39x4x157x45x15 `3,2,1,5,4,0`, 135 x 15 planes, ran at
-// 0.09x memcpy in cache and 0.2x in DRAM, its time in FusedEdge's offsets and reloads.
+// FusedPlane's unstaged walk: strips of strip_rows rows, band by band, tile by tile, the
+// row offsets of a strip and the column offsets of a band kept in `tab` across the planes of
+// a run. Where partial tiles run in registers (kEdgeInRegisters) they run here too, on the
+// same offsets; elsewhere the walk stops at the last whole tile and FusedPlane sends the rest
+// through FusedEdge. Through FusedEdge, each partial tile computed its own offsets (two
+// divisions and a pass over its rows), and planes narrower than a tile are nothing but
+// partial tiles: bf16 3x39x4x157x45x15 `3,2,1,5,4,0`, 135 x 15 planes, ran at 0.09x memcpy in
+// cache and 0.2x in DRAM, its time in FusedEdge's offsets and reloads.
 template <size_t kElem, class D>
 HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
                           size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
@@ -841,6 +843,11 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
   using Shape = TileShape<kElem, D>;
   static_assert(Shape::kRows <= FusedTables::kMaxTileRows &&
                 Shape::kCols <= FusedTables::kMaxTileRows);
+  constexpr bool kPartialTiles = kEdgeInRegisters<kElem>;
+  if constexpr (!kPartialTiles) {
+    rows = rows / Shape::kRows * Shape::kRows;
+    cols = cols / Shape::kCols * Shape::kCols;
+  }
   int64_t* HWY_RESTRICT row_off = tab.row_off;
   int64_t* HWY_RESTRICT col_off = tab.col_off;
   const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
@@ -882,15 +889,18 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
             TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
                                                      col_off);
           }
-        } else {
-          for (size_t r = 0; r < n_full; r += Shape::kRows) {
-            TransposeTileLines<kElem, false, true, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
-                                                         col_off, Shape::kRows, m);
-          }
         }
-        if (n_full < n) {
-          TransposeTileLines<kElem, false, true, true>(d, s, 0, t + n_full * kElem, 0,
-                                                       strip_off + n_full, col_off, n - n_full, m);
+        if constexpr (kPartialTiles) {
+          if (m < Shape::kCols) {
+            for (size_t r = 0; r < n_full; r += Shape::kRows) {
+              TransposeTileLines<kElem, false, true, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
+                                                           col_off, Shape::kRows, m);
+            }
+          }
+          if (n_full < n) {
+            TransposeTileLines<kElem, false, true, true>(
+                d, s, 0, t + n_full * kElem, 0, strip_off + n_full, col_off, n - n_full, m);
+          }
         }
       }
     }
@@ -905,9 +915,10 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
 // Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
 // a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
 // (7 columns) 57672 x 2709; it is walked like kTiles: strips of strip_rows rows band by
-// band, destination rows written in runs across the dims. The row offsets of a strip are
-// computed once per strip and the column offsets once per band (any inner extents: a tile
-// may straddle an inner dim's end); the tiles past the last whole one go through FusedEdge.
+// band, destination rows written in runs across the dims (FusedWalk), or block by block
+// through an L1 stage where rows alias (pitch > 0). Row and column offsets are tables over
+// the two dims (any inner extents: a tile may straddle an inner dim's end); partial tiles run
+// in the walk where they fit in registers, through FusedEdge elsewhere.
 // (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
 // whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)
 template <size_t kElem, class D>
@@ -915,15 +926,14 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
                            size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
                            size_t block_cols, size_t pitch, bool streaming, FusedTables* tables) {
   using Shape = TileShape<kElem, D>;
-  (void)tables;  // kept across planes by the in-register walk only (FusedWalk)
   if constexpr (kTileInRegisters<kElem>) {
     const size_t rows_full = rows / Shape::kRows * Shape::kRows;
     const size_t cols_full = cols / Shape::kCols * Shape::kCols;
     strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
-    int64_t row_off[kMaxFusedStripRows];
-    int64_t col_off[Shape::kCols];
     if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
       alignas(64) uint8_t stage[kMaxStageBytes];
+      int64_t row_off[kMaxFusedStripRows];
+      int64_t col_off[Shape::kCols];
       for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
       for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
         const size_t n = std::min(strip_rows, rows_full - r0);
@@ -950,36 +960,9 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
           }
         }
       }
-    } else if constexpr (kEdgeInRegisters<kElem>) {
-      FusedWalk<kElem>(d, src, dst, rows, cols, g, strip_rows, streaming, *tables);
-      return;
     } else {
-      const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
-                          g.dst_col_stride % kLineBytes == 0 &&
-                          g.dst_outer_col_stride % kLineBytes == 0;
-      const auto walk = [&](auto stream_tag) {
-        constexpr bool kStream = decltype(stream_tag)::value;
-        for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
-          const size_t n = std::min(strip_rows, rows_full - r0);
-          FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
-                       g.src_outer_row_stride, row_off);
-          for (size_t c = 0; c < cols_full; c += Shape::kCols) {
-            FusedOffsets(static_cast<int64_t>(c), Shape::kCols, g.cols_inner, g.dst_col_stride,
-                         g.dst_outer_col_stride, col_off);
-            const uint8_t* s = src + c * kElem;
-            uint8_t* t = dst + r0 * kElem;
-            for (size_t r = 0; r < n; r += Shape::kRows) {
-              TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, row_off + r,
-                                                       col_off);
-            }
-          }
-        }
-      };
-      if (stream) {
-        walk(std::true_type());
-      } else {
-        walk(std::false_type());
-      }
+      FusedWalk<kElem>(d, src, dst, rows, cols, g, strip_rows, streaming, *tables);
+      if constexpr (kEdgeInRegisters<kElem>) return;  // its partial tiles ran in the walk
     }
     for (size_t r = 0; r < rows_full && cols_full < cols; r += Shape::kRows) {
       FusedEdge<kElem>(d, src, dst, g, r, Shape::kRows, cols_full, cols - cols_full);
