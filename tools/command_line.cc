@@ -378,7 +378,8 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
       ->check(AtLeast(0, /*min_exclusive=*/false))
       ->capture_default_str();
   cmd->add_option("--stores", args->stores,
-                  "auto (streaming only for large outputs), regular or streaming, e.g. streaming")
+                  "auto (streaming for large outputs, and for staged ones where calibrated "
+                  "faster), regular or streaming, e.g. streaming")
       ->check(CLI::IsMember({"auto", "regular", "streaming"}))
       ->capture_default_str();
   cmd->add_option("--device", args->device,

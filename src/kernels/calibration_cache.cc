@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string_view>
 #include <system_error>
 
 #include "iotx/version.h"
@@ -17,7 +18,7 @@ namespace iotx::kernels {
 namespace {
 
 // Bump when what Calibrate measures or how it decides changes: older files are then ignored.
-constexpr const char* kFormat = "iotx streaming threshold 1";
+constexpr const char* kFormat = "iotx streaming threshold 2";
 // Ours are a few hundred bytes; anything much larger is not ours and not read.
 constexpr uintmax_t kMaxFileBytes = 64 * 1024;
 
@@ -49,6 +50,15 @@ std::string CpuModel() {
   return "unknown CPU";
 }
 
+// A "<key><positive integer>" line.
+bool ParseBytes(const std::string& line, std::string_view key, int64_t& value) {
+  if (line.rfind(key, 0) != 0) return false;
+  const char* first = line.data() + key.size();
+  const char* last = line.data() + line.size();
+  const auto [end, error] = std::from_chars(first, last, value);
+  return error == std::errc() && end == last && value > 0;
+}
+
 // The cached threshold, when `path` holds one for `signature`.
 std::optional<StreamingThreshold> Read(const std::filesystem::path& path,
                                        const std::string& signature) {
@@ -56,16 +66,16 @@ std::optional<StreamingThreshold> Read(const std::filesystem::path& path,
   const uintmax_t size = std::filesystem::file_size(path, size_error);
   if (size_error || size > kMaxFileBytes) return std::nullopt;
   std::ifstream in(path);
-  std::string format, sig, bytes_line, why_line;
+  std::string format, sig, bytes_line, staged_line, why_line;
   if (!std::getline(in, format) || format != kFormat) return std::nullopt;
   if (!std::getline(in, sig) || sig != "signature " + signature) return std::nullopt;
-  if (!std::getline(in, bytes_line) || bytes_line.rfind("bytes ", 0) != 0) return std::nullopt;
+  if (!std::getline(in, bytes_line) || !std::getline(in, staged_line)) return std::nullopt;
   if (!std::getline(in, why_line) || why_line.rfind("why ", 0) != 0) return std::nullopt;
   StreamingThreshold t;
-  const char* first = bytes_line.data() + 6;
-  const char* last = bytes_line.data() + bytes_line.size();
-  const auto [end, parse_error] = std::from_chars(first, last, t.bytes);
-  if (parse_error != std::errc() || end != last || t.bytes <= 0) return std::nullopt;
+  if (!ParseBytes(bytes_line, "bytes ", t.bytes) ||
+      !ParseBytes(staged_line, "staged_bytes ", t.staged_bytes)) {
+    return std::nullopt;
+  }
   t.why = why_line.substr(4) + " (measured once on this machine, cached in " + path.string() + ")";
   return t;
 }
@@ -79,8 +89,8 @@ void Write(const std::filesystem::path& path, const std::string& signature,
   if (ec) return;
   const std::filesystem::path temp =
       path.string() + fmt::format(".tmp-{}-{:x}", getpid(), Fnv1a(path.string() + t.why));
-  const std::string text = fmt::format("{}\nsignature {}\nbytes {}\nwhy {}\n", kFormat, signature,
-                                       t.bytes, OneLine(t.why));
+  const std::string text = fmt::format("{}\nsignature {}\nbytes {}\nstaged_bytes {}\nwhy {}\n",
+                                       kFormat, signature, t.bytes, t.staged_bytes, OneLine(t.why));
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return;
   const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());

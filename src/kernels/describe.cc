@@ -138,7 +138,7 @@ std::string Describe(const Plan& plan) {
             "band's source lines fit half the L1{}\n",
             n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes,
             n.strategy == kernels::Strategy::kTiles && n.streaming
-                ? "; in DRAM (streaming, whole aligned lines) each tile prefetches the "
+                ? "; with cache-bypassing stores (whole aligned lines) each tile prefetches the "
                   "same tile of the next band"
                 : "");
       } else {
@@ -181,7 +181,18 @@ std::string Describe(const Plan& plan) {
   } else if (m.streaming_bytes == 0) {
     threshold = fmt::format("automatic; below twice the L2 ({}) stores stay regular", Bytes(2 * m.l2_bytes));
   } else {
-    threshold = fmt::format("automatic streaming from {}; {}", Bytes(m.streaming_bytes), m.streaming_why);
+    const bool staged_first =
+        m.staged_streaming_bytes > 0 && m.staged_streaming_bytes < m.streaming_bytes;
+    threshold = fmt::format(
+        "automatic streaming from {}{}; {}", Bytes(m.streaming_bytes),
+        staged_first ? fmt::format(", from {} for plans that would stage tiles wider than a byte "
+                                   "through the cache{}",
+                                   Bytes(m.staged_streaming_bytes),
+                                   d.nest.streaming && d.bytes < m.streaming_bytes
+                                       ? " (this one: it walks in place instead)"
+                                       : "")
+                     : "",
+        m.streaming_why);
   }
   s += fmt::format("stores:   {} (output {}; {})\n",
                    d.nest.streaming ? "cache-bypassing (streaming) for whole aligned lines" : "regular",

@@ -81,6 +81,7 @@ StreamingThreshold Calibrate(const Caches& caches) {
   Buffer src = Allocate(largest), dst = Allocate(largest);
   if (!src || !dst) {
     t.bytes = static_cast<int64_t>(largest);
+    t.staged_bytes = t.bytes;
     t.why = "calibration could not allocate its buffers; streaming from the largest size tried";
     t.measured = false;
     return t;
@@ -97,18 +98,26 @@ StreamingThreshold Calibrate(const Caches& caches) {
         BestGbps(size, size <= (size_t{8} << 20) ? 5 : 3, [&] { std::memcpy(dst.get(), src.get(), size); });
     measured += fmt::format("{}{} MiB {:.0f}", measured.empty() ? "" : ", ",
                             static_cast<double>(size) / (1 << 20), regular);
+    // Half the regular copy is the slower first (or together with the whole copy).
+    if (t.staged_bytes == 0 && regular / 2 < streamed) t.staged_bytes = static_cast<int64_t>(size);
     if (regular < streamed) {
       t.bytes = static_cast<int64_t>(size);
-      t.why = fmt::format("calibrated: regular-store copy GB/s at {} vs cache-bypassing {:.0f} "
-                          "at {} MiB; streaming from the first size where regular is slower",
-                          measured, streamed, largest >> 20);
+      t.why = fmt::format(
+          "calibrated: regular-store copy GB/s at {} vs cache-bypassing {:.0f} "
+          "at {} MiB; streaming from the first size where the regular copy is the "
+          "slower, for plans that would stage from the first where half of it is",
+          measured, streamed, largest >> 20);
       return t;
     }
   }
   t.bytes = static_cast<int64_t>(2 * largest);
-  t.why = fmt::format("calibrated: regular-store copy GB/s at {} vs cache-bypassing {:.0f} at "
-                      "{} MiB; regular stores won at every size tried, streaming from twice the "
-                      "largest", measured, streamed, largest >> 20);
+  if (t.staged_bytes == 0) t.staged_bytes = t.bytes;
+  t.why = fmt::format(
+      "calibrated: regular-store copy GB/s at {} vs cache-bypassing {:.0f} at "
+      "{} MiB; regular stores won at every size tried, streaming from twice the "
+      "largest (staged plans from the first size where half the regular copy is "
+      "slower)",
+      measured, streamed, largest >> 20);
   return t;
 }
 
@@ -139,6 +148,7 @@ Machine CurrentMachine(bool with_streaming_threshold) {
   if (with_streaming_threshold) {
     const StreamingThreshold& t = CalibrateStreaming();
     m.streaming_bytes = t.bytes;
+    m.staged_streaming_bytes = t.staged_bytes;
     m.streaming_why = t.why;
   }
   return m;

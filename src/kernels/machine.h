@@ -16,8 +16,11 @@ struct Machine {
   const char* cache_source = "";  // where the cache numbers came from
   int64_t vector_bytes = 16;      // the chosen Highway target's widest vector
   const char* target = "";
-  // kAuto stores bypass the cache for outputs of at least this many bytes (0: not asked).
+  // kAuto stores bypass the cache for outputs of at least this many bytes (0: not asked),
+  // and from staged_streaming_bytes for plans that would otherwise stage aliasing tiles
+  // through the cache (kStagedTiles with ordinary stores; 0: not asked).
   int64_t streaming_bytes = 0;
+  int64_t staged_streaming_bytes = 0;
   std::string streaming_why;
 };
 
@@ -34,8 +37,17 @@ Machine CurrentMachine(bool with_streaming_threshold);
 // threshold is the smallest size at which the regular copy is the slower. Reported cache
 // sizes cannot decide it alone: a VM reports the host's whole last-level cache (here 508 MiB)
 // while memcpy falls to DRAM speed near 16 MiB. `why` says what was measured.
+//
+// `staged_bytes` comes from the same copies: a staged walk (aliasing tiles with ordinary
+// stores) moves every byte through the cache twice, into its L1/L2 block and out again, so
+// it is compared with half the regular copy; from the first size where that half is the
+// slower, such plans walk in place with cache-bypassing stores instead. Measured on AMD EPYC
+// (Zen 5), 1 thread, ratio to memcpy, staged / streaming in place: f32 3x2048x2x128
+// `0,3,2,1` 0.47 / 0.71, f32 64x128x256 `2,0,1` 0.49 / 0.72, bf16 2048x1024 0.40 / 0.51,
+// f64 512^2 0.53 / 0.57, f32 1024^2 0.42 / 0.44 (docs/performance.md, ninth look).
 struct StreamingThreshold {
   int64_t bytes = 0;
+  int64_t staged_bytes = 0;
   std::string why;
   bool measured = true;  // false: a fallback (the buffers could not be allocated), not kept
 };

@@ -107,9 +107,11 @@ DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t partitions, int64_
 // Items worth sharing among up to `threads` threads for `bytes` bytes.
 int64_t TargetItems(int64_t bytes, int threads);
 
-// Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), or as the
-// options force.
-bool ChooseStreaming(PlanOptions::Stores stores, int64_t bytes, const Machine& machine);
+// Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), from
+// machine.staged_streaming_bytes for a `folded` problem whose tiles would otherwise be staged
+// (kStagedTiles with ordinary stores) and are wider than one byte, or as the options force.
+bool ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
+                     const Machine& machine);
 
 // The loop nest the per-target kernels run.
 Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,

@@ -27,11 +27,13 @@ namespace fs = std::filesystem;
 struct FakeCalibration {
   int runs = 0;
   int64_t bytes = 16 << 20;
+  int64_t staged_bytes = 4 << 20;
   bool measured = true;
   StreamingThreshold operator()() {
     ++runs;
     StreamingThreshold t;
     t.bytes = bytes;
+    t.staged_bytes = staged_bytes;
     t.why = "calibrated: fake";
     t.measured = measured;
     return t;
@@ -61,12 +63,15 @@ TEST(CalibrationCacheTest, TheFirstProcessMeasuresAndLaterOnesRead) {
   EXPECT_EQ(first.bytes, 16 << 20);
   EXPECT_EQ(first.why, "calibrated: fake");
   const std::string file = OnlyFile(dir.path());
-  EXPECT_THAT(Slurp(file), HasSubstr("signature machine A\nbytes 16777216\n"));
+  EXPECT_THAT(Slurp(file),
+              HasSubstr("signature machine A\nbytes 16777216\nstaged_bytes 4194304\n"));
 
   fake.bytes = 1;  // a second measurement would answer differently: it must not run
+  fake.staged_bytes = 1;
   const StreamingThreshold again = LoadOrCalibrate(dir.path(), "machine A", calibrate);
   EXPECT_EQ(fake.runs, 1);
   EXPECT_EQ(again.bytes, 16 << 20);
+  EXPECT_EQ(again.staged_bytes, 4 << 20);
   EXPECT_THAT(again.why, StartsWith("calibrated: fake (measured once on this machine"));
   EXPECT_THAT(again.why, HasSubstr(file));
 }
@@ -97,6 +102,11 @@ TEST(CalibrationCacheTest, ADamagedFileIsMeasuredOver) {
         std::string("\xff\xfe garbage\n"),
         std::string(good).replace(good.find("bytes ") + 6, 1, "x"),
         std::string(good).replace(good.find("bytes ") + 6, 8, "-1      "),
+        std::string(good).replace(good.find("staged_bytes ") + 13, 1, "x"),
+        // The first format, without staged_bytes (an older iotx wrote it).
+        std::string(good)
+            .replace(0, good.find('\n'), "iotx streaming threshold 1")
+            .erase(good.find("staged_bytes "), good.find("why ") - good.find("staged_bytes ")),
         std::string(good).replace(good.find("signature m"), 11, "signature n")}) {
     SCOPED_TRACE(damaged);
     std::ofstream(file, std::ios::trunc) << damaged;

@@ -21,6 +21,13 @@ Problem FoldedReversal(std::vector<int64_t> shape) {
   return p.has_value() ? Fold(*p) : Problem{};
 }
 
+// The folded problem of a 2-D transpose of `elem`-byte elements.
+Problem FoldedTranspose(std::vector<int64_t> shape, int64_t elem) {
+  auto p = MakeProblem(shape, std::vector<int64_t>{1, 0}, static_cast<size_t>(elem));
+  EXPECT_TRUE(p.has_value());
+  return p.has_value() ? Fold(*p) : Problem{};
+}
+
 TEST(MakeProblemTest, ListsDimsInDestinationOrderWithByteStrides) {
   // src [2,3,4] f32: strides 48, 16, 4 bytes. perm [2,0,1]: dst [4,2,3], strides 24, 12, 4.
   auto p = MakeProblem(std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{2, 0, 1}, 4);
@@ -452,13 +459,38 @@ TEST(TargetItemsTest, OneItemBelowTheParallelThreshold) {
 
 TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
   const Machine m = TestMachine();
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kRegular, int64_t{1} << 40, m));
-  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kStreaming, 64, m));
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, m.streaming_bytes - 1, m));
-  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kAuto, m.streaming_bytes, m));
+  const Problem p = FoldedTranspose({4096, 4096}, 4);
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kRegular, p, int64_t{1} << 40, m));
+  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kStreaming, p, 64, m));
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes - 1, m));
+  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes, m));
   Machine unasked = m;
   unasked.streaming_bytes = 0;
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, int64_t{1} << 40, unasked));
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, p, int64_t{1} << 40, unasked));
+}
+
+// Below the streaming threshold, a plan that would stage its tiles (rows or columns a power
+// of two apart, ordinary stores) streams from staged_streaming_bytes instead, unless its tiles
+// are 1-byte; one that would walk in place keeps ordinary stores.
+TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
+  Machine m = TestMachine();
+  m.staged_streaming_bytes = 2 << 20;
+  const auto streams = [&](std::vector<int64_t> shape, int64_t elem) {
+    const Problem p = FoldedTranspose(shape, elem);
+    return ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m);
+  };
+  ASSERT_EQ(ChooseStrategy(FoldedTranspose({1024, 1024}, 4), m, false).strategy,
+            Strategy::kStagedTiles);
+  EXPECT_TRUE(streams({1024, 1024}, 4));   // 4 MiB, staged with ordinary stores
+  EXPECT_TRUE(streams({1024, 512}, 4));    // 2 MiB: the threshold itself
+  EXPECT_FALSE(streams({512, 512}, 4));    // 1 MiB, below it
+  EXPECT_FALSE(streams({1000, 1000}, 4));  // 4 MB, rows that do not alias: in place already
+  EXPECT_FALSE(streams({2048, 2048}, 1));  // 4 MiB of 1-byte tiles: staged stays
+  EXPECT_TRUE(streams({2048, 1024}, 2));
+  EXPECT_FALSE(
+      ChooseStreaming(PlanOptions::Stores::kRegular, FoldedTranspose({1024, 1024}, 4), 4 << 20, m));
+  m.staged_streaming_bytes = 0;  // not asked (outputs below twice the L2)
+  EXPECT_FALSE(streams({1024, 1024}, 4));
 }
 
 TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
