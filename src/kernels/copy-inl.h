@@ -124,7 +124,7 @@ HWY_INLINE void CopyLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT
 // stores, where CopyBytes' loop alternates them, and the stage's L2 latency then overlaps (1
 // thread, alternating in one process, ratio to memcpy: 1024^2 f32 0.37-0.40 -> 0.42-0.52,
 // 2048 x 1024 bf16 0.30-0.32 -> 0.36-0.39, 64x128x256 f32 `2,0,1` 0.29-0.33 -> 0.37; i8 and
-// f64 unchanged). The fused walk's runs measured slower this way (tiles-inl.h, FusedPlane).
+// f64 unchanged). The fused walk's runs measured slower this way (fused_plane-inl.h, FusedPlane).
 HWY_INLINE void CopyRun(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT to, size_t n) {
   std::memcpy(to, from, n);
 }

@@ -97,7 +97,7 @@ std::string Describe(const Plan& plan) {
       const bool avx512 = std::string_view(m.target).starts_with("AVX3");
       if (m.vector_bytes < 16) {
         how = "element by element (no SIMD target)";
-      } else if (!avx512 && e < 8) {  // kTileInRegisters in tiles-inl.h
+      } else if (!avx512 && e < 8) {  // kTileInRegisters in tile-inl.h
         how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
       } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0)) {
         how = fmt::format(
@@ -119,7 +119,7 @@ std::string Describe(const Plan& plan) {
           return fmt::format("{} x {} (dim {} continues dim {} in the {})", inner, total / inner, outer_dim,
                              dim, where);
         };
-        // FusedWalk (tiles-inl.h) when not staged, with partial tiles in it where they run in
+        // FusedWalk (fused_plane-inl.h) when not staged, with partial tiles in it where they run in
         // registers; the staged walk computes offsets per strip. FusedEdge for the rest.
         const bool walk = n.stage_pitch == 0;
         const bool in_walk = walk && avx512 && m.vector_bytes >= 16;

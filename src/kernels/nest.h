@@ -87,7 +87,7 @@ struct Nest {
 };
 
 // Whether full tiles gather their rows by 128-bit blocks (TransposeTileGathered in
-// tiles-inl.h) rather than transposing whole rows: on the 64-byte vectors of an AVX-512 target,
+// tile-inl.h) rather than transposing whole rows: on the 64-byte vectors of an AVX-512 target,
 // 4-byte elements always and 1-byte elements in walks that are not staged (`staged`: their
 // strides alias in L1, where the gathered tile's four reads of each source line miss); the
 // other widths measured slower that way. The kernels and Describe both ask.

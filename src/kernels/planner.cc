@@ -56,7 +56,7 @@ struct Fusion {
 };
 
 // Tiles hold whole registers only on AVX-512 for every width, elsewhere from 8 bytes up
-// (kTileInRegisters in tiles-inl.h): fused planes need that.
+// (kTileInRegisters in tile-inl.h): fused planes need that.
 bool TilesInRegisters(int64_t e, const Machine& m) { return m.vector_bytes >= 64 || e >= 8; }
 
 // Rows shorter than a band walk's strip are joined by the dim that continues them in the

@@ -23,6 +23,8 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/dispatch.h"
+#include "kernels/fused_plane-inl.h"
+#include "kernels/interleave_plane-inl.h"
 #include "kernels/run-inl.h"
 #include "kernels/tiles-inl.h"
 

@@ -1,0 +1,272 @@
+// The walk of one fused plane, Strategy::kFusedTiles (nest.h): rows and columns that each
+// span two dims, found through offset tables; in place band by band, or staged through an
+// L1/L2 block when the lines alias.
+#if defined(IOTX_KERNELS_FUSED_PLANE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef IOTX_KERNELS_FUSED_PLANE_INL_H_
+#undef IOTX_KERNELS_FUSED_PLANE_INL_H_
+#else
+#define IOTX_KERNELS_FUSED_PLANE_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "kernels/copy-inl.h"
+#include "kernels/nest.h"
+#include "kernels/tile-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace iotx::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Where row r and column c of a fused plane (Strategy::kFusedTiles, nest.h) start.
+struct FusedGeometry {
+  int64_t rows_inner, src_row_stride, src_outer_row_stride;
+  int64_t cols_inner, dst_col_stride, dst_outer_col_stride;
+  int64_t RowSrc(int64_t r) const {
+    return r / rows_inner * src_outer_row_stride + r % rows_inner * src_row_stride;
+  }
+  int64_t ColDst(int64_t c) const {
+    return c / cols_inner * dst_outer_col_stride + c % cols_inner * dst_col_stride;
+  }
+};
+
+// The offset tables of a fused plane's strip (rows) and band (columns), kept across the planes
+// of one run: every plane of a nest has the same geometry, so the tables of a strip or band
+// that starts where the previous plane's did are the same. Planes of one strip and one band
+// (135 x 15: every plane of bf16 3x39x4x157x45x15 `3,2,1,5,4,0`) computed them once per
+// plane, a quarter of their time.
+struct FusedTables {
+  static constexpr size_t kMaxTileRows = 64;  // a tile's rows or columns: 1-byte elements
+  int64_t row_off[kMaxFusedStripRows + kMaxTileRows];
+  int64_t col_off[kMaxTileRows] = {};
+  size_t rows_first = SIZE_MAX, rows_count = 0, cols_first = SIZE_MAX, cols_count = 0;
+};
+
+#if HWY_TARGET == HWY_SCALAR
+template <size_t kElem, class D>
+HWY_INLINE void FusedPlane(D, const uint8_t* src, uint8_t* dst, size_t rows, size_t cols,
+                           const FusedGeometry& g, size_t, size_t, size_t, bool, FusedTables*) {
+  for (size_t c = 0; c < cols; ++c) {
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem,
+                  src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem, kElem);
+    }
+  }
+}
+#else
+// Offsets of `count` consecutive fused rows (or columns) from `first` on: tab[k] =
+// outer * ((first + k) / inner) + stride * ((first + k) % inner), by increments.
+HWY_INLINE void FusedOffsets(int64_t first, size_t count, int64_t inner, int64_t stride,
+                             int64_t outer, int64_t* HWY_RESTRICT tab) {
+  int64_t q = first / inner;
+  int64_t rem = first % inner;
+  for (size_t k = 0; k < count; ++k) {
+    tab[k] = q * outer + rem * stride;
+    if (++rem == inner) {
+      rem = 0;
+      ++q;
+    }
+  }
+}
+
+// A partial tile of a fused plane: rows [r0, r0 + n) x columns [c0, c0 + m), n <= kRows,
+// m <= kCols, staged through two L1 buffers like TransposeEdge (rows and columns are found
+// through the fused geometry, not one stride).
+template <size_t kElem, class D>
+HWY_NOINLINE void FusedEdge(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                            const FusedGeometry& g, size_t r0, size_t n, size_t c0, size_t m) {
+  using Shape = TileShape<kElem, D>;
+  if constexpr (kEdgeInRegisters<kElem>) {
+    int64_t row_off[Shape::kRows] = {};
+    int64_t col_off[Shape::kCols] = {};
+    FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                 g.src_outer_row_stride, row_off);
+    FusedOffsets(static_cast<int64_t>(c0), m, g.cols_inner, g.dst_col_stride,
+                 g.dst_outer_col_stride, col_off);
+    TransposeTileLines<kElem, false, true, true>(d, src + c0 * kElem, 0, dst + r0 * kElem, 0,
+                                                 row_off, col_off, n, m);
+    return;
+  }
+  alignas(64) uint8_t in[Shape::kRows * Shape::kVecBytes];
+  alignas(64) uint8_t out[Shape::kCols * kLineBytes];
+  for (size_t r = 0; r < n; ++r) {
+    CopyBytes(src + g.RowSrc(static_cast<int64_t>(r0 + r)) + c0 * kElem, in + r * Shape::kVecBytes,
+              m * kElem);
+  }
+  const size_t groups = (n + Shape::kB - 1) / Shape::kB;
+  TransposeGroups<kElem>(d, in, static_cast<int64_t>(Shape::kVecBytes), out, kLineBytes, groups);
+  for (size_t c = 0; c < m; ++c) {
+    CopyBytes(out + c * kLineBytes, dst + g.ColDst(static_cast<int64_t>(c0 + c)) + r0 * kElem,
+              n * kElem);
+  }
+}
+
+// FusedPlane's unstaged walk: strips of strip_rows rows, band by band, tile by tile, the
+// row offsets of a strip and the column offsets of a band kept in `tab` across the planes of
+// a run. Where partial tiles run in registers (kEdgeInRegisters) they run here too, on the
+// same offsets; elsewhere the walk stops at the last whole tile and FusedPlane sends the rest
+// through FusedEdge. Through FusedEdge, each partial tile computed its own offsets (two
+// divisions and a pass over its rows), and planes narrower than a tile are nothing but
+// partial tiles: bf16 3x39x4x157x45x15 `3,2,1,5,4,0`, 135 x 15 planes, ran at 0.09x memcpy in
+// cache and 0.2x in DRAM, its time in FusedEdge's offsets and reloads.
+template <size_t kElem, class D>
+HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                          size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
+                          bool streaming, FusedTables& tab) {
+  using Shape = TileShape<kElem, D>;
+  static_assert(Shape::kRows <= FusedTables::kMaxTileRows &&
+                Shape::kCols <= FusedTables::kMaxTileRows);
+  constexpr bool kPartialTiles = kEdgeInRegisters<kElem>;
+  if constexpr (!kPartialTiles) {
+    rows = rows / Shape::kRows * Shape::kRows;
+    cols = cols / Shape::kCols * Shape::kCols;
+  }
+  int64_t* HWY_RESTRICT row_off = tab.row_off;
+  int64_t* HWY_RESTRICT col_off = tab.col_off;
+  const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                      g.dst_col_stride % kLineBytes == 0 &&
+                      g.dst_outer_col_stride % kLineBytes == 0;
+  const auto walk = [&](auto stream_tag) {
+    constexpr bool kStream = decltype(stream_tag)::value;
+    // A plane of at most kMaxFusedStripRows rows keeps one table for all its strips (429-row
+    // planes in strips of 384 and 45 recomputed both per plane), a taller one a table per
+    // strip.
+    const bool whole = rows <= static_cast<size_t>(kMaxFusedStripRows);
+    for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
+      const size_t n = std::min(strip_rows, rows - r0);
+      const size_t n_full = n / Shape::kRows * Shape::kRows;
+      const size_t first = whole ? 0 : r0;
+      const size_t count = whole ? rows : n;
+      if (tab.rows_first != first || tab.rows_count != count) {
+        FusedOffsets(static_cast<int64_t>(first), count, g.rows_inner, g.src_row_stride,
+                     g.src_outer_row_stride, row_off);
+        // strip_rows is a multiple of the tile's rows (planner.cc), so the last tile reads at
+        // most kRows - 1 entries past the rows: zeros, never dereferenced (masked off).
+        std::fill(row_off + count, row_off + count + Shape::kRows, int64_t{0});
+        tab.rows_first = first;
+        tab.rows_count = count;
+      }
+      const int64_t* HWY_RESTRICT strip_off = row_off + (r0 - first);
+      uint8_t* t = dst + r0 * kElem;
+      for (size_t c = 0; c < cols; c += Shape::kCols) {
+        const size_t m = std::min<size_t>(Shape::kCols, cols - c);
+        if (tab.cols_first != c || tab.cols_count != m) {
+          FusedOffsets(static_cast<int64_t>(c), m, g.cols_inner, g.dst_col_stride,
+                       g.dst_outer_col_stride, col_off);
+          tab.cols_first = c;
+          tab.cols_count = m;
+        }
+        const uint8_t* s = src + c * kElem;
+        if (m == Shape::kCols) {
+          for (size_t r = 0; r < n_full; r += Shape::kRows) {
+            TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
+                                                     col_off);
+          }
+        }
+        if constexpr (kPartialTiles) {
+          if (m < Shape::kCols) {
+            for (size_t r = 0; r < n_full; r += Shape::kRows) {
+              TransposeTileLines<kElem, false, true, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
+                                                           col_off, Shape::kRows, m);
+            }
+          }
+          if (n_full < n) {
+            TransposeTileLines<kElem, false, true, true>(
+                d, s, 0, t + n_full * kElem, 0, strip_off + n_full, col_off, n - n_full, m);
+          }
+        }
+      }
+    }
+  };
+  if (stream) {
+    walk(std::true_type());
+  } else {
+    walk(std::false_type());
+  }
+}
+
+// Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
+// a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
+// (7 columns) 57672 x 2709; it is walked like kTiles: strips of strip_rows rows band by
+// band, destination rows written in runs across the dims (FusedWalk), or block by block
+// through an L1 stage where rows alias (pitch > 0). Row and column offsets are tables over
+// the two dims (any inner extents: a tile may straddle an inner dim's end); partial tiles run
+// in the walk where they fit in registers, through FusedEdge elsewhere.
+// (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
+// whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)
+template <size_t kElem, class D>
+HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                           size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
+                           size_t block_cols, size_t pitch, bool streaming, FusedTables* tables) {
+  using Shape = TileShape<kElem, D>;
+  if constexpr (kTileInRegisters<kElem>) {
+    const size_t rows_full = rows / Shape::kRows * Shape::kRows;
+    const size_t cols_full = cols / Shape::kCols * Shape::kCols;
+    strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
+    if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
+      alignas(64) uint8_t stage[kMaxStageBytes];
+      int64_t row_off[kMaxFusedStripRows];
+      int64_t col_off[Shape::kCols];
+      for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
+      for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
+        const size_t n = std::min(strip_rows, rows_full - r0);
+        FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                     g.src_outer_row_stride, row_off);
+        for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
+          const size_t m = std::min(block_cols, cols_full - c0);
+          for (size_t r = 0; r < n; r += Shape::kRows) {
+            for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
+              TransposeTileLines<kElem, false, true, false, true>(
+                  d, src + c * kElem, 0, stage + (c - c0) * pitch + r * kElem, 0, row_off + r,
+                  col_off);
+            }
+          }
+          for (size_t j = 0; j < m; ++j) {
+            uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
+            if (streaming) {
+              StreamBytes(stage + j * pitch, run, n * kElem);
+            } else {
+              // Not CopyRun: here glibc's memcpy ran slower (16^5 f32 reversed, in cache:
+              // 0.35-0.39 -> 0.25x memcpy, alternating in one process).
+              CopyBytes(stage + j * pitch, run, n * kElem);
+            }
+          }
+        }
+      }
+    } else {
+      FusedWalk<kElem>(d, src, dst, rows, cols, g, strip_rows, streaming, *tables);
+      if constexpr (kEdgeInRegisters<kElem>) return;  // its partial tiles ran in the walk
+    }
+    for (size_t r = 0; r < rows_full && cols_full < cols; r += Shape::kRows) {
+      FusedEdge<kElem>(d, src, dst, g, r, Shape::kRows, cols_full, cols - cols_full);
+    }
+    for (size_t c = 0; rows_full < rows && c < cols; c += Shape::kCols) {
+      FusedEdge<kElem>(d, src, dst, g, rows_full, rows - rows_full, c,
+                       std::min<size_t>(Shape::kCols, cols - c));
+    }
+  } else {
+    (void)d;
+    (void)strip_rows;
+    (void)block_cols;
+    (void)pitch;
+    (void)streaming;
+    for (size_t c = 0; c < cols; ++c) {
+      for (size_t r = 0; r < rows; ++r) {
+        CopyBytes(src + g.RowSrc(static_cast<int64_t>(r)) + c * kElem,
+                  dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem, kElem);
+      }
+    }
+  }
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace HWY_NAMESPACE
+}  // namespace iotx::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // IOTX_KERNELS_FUSED_PLANE_INL_H_

@@ -1,0 +1,137 @@
+// The walks of one plane that Strategy::kInterleaveRows and kDeinterleaveCols run (nest.h):
+// 2-4 rows interleaved into a contiguous destination, or 2-4 columns of a contiguous source
+// split into rows.
+#if defined(IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_
+#undef IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_
+#else
+#define IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_
+#endif
+
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "kernels/copy-inl.h"
+#include "kernels/tiles-inl.h"  // PlaneEdges
+
+HWY_BEFORE_NAMESPACE();
+namespace iotx::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR
+template <size_t kElem, class D>
+HWY_INLINE void InterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                                size_t rows, size_t cols, bool) {
+  ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+template <size_t kElem, class D>
+HWY_INLINE void DeinterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                                  size_t rows, size_t cols, bool) {
+  ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
+}
+#else
+// Interleaving and de-interleaving a few rows (NCHW <-> NHWC with 2-4 channels): the tile
+// would be mostly edge there, so these use Highway's (Load|Store)Interleaved{2,3,4}, which move
+// whole vectors. (Generic path, 32x3x224x224 f32 -> NHWC: 4.9 GB/s; u8: 1.6 GB/s.)
+
+// Rows 0..rows-1 (2-4 of them) x columns [0, cols) into a contiguous destination (column c's
+// rows at dst + (c * rows + r) * kElem). Returns the columns done (whole vectors).
+template <size_t kElem, class D>
+HWY_INLINE size_t InterleaveRows(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                 uint8_t* HWY_RESTRICT dst, size_t rows, size_t cols, bool stream) {
+  using T = hn::TFromD<D>;
+  const size_t lanes = hn::Lanes(d);
+  constexpr size_t kBufBytes = 4096;
+  alignas(64) uint8_t buf[kBufBytes];
+  const size_t chunk = std::max(lanes, kBufBytes / (rows * kElem) / lanes * lanes);
+  const auto row = [&](size_t r, size_t c) {
+    return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride + c * kElem);
+  };
+  size_t c = 0;
+  while (c + lanes <= cols) {
+    const size_t n = std::min(chunk, (cols - c) / lanes * lanes);
+    uint8_t* out = stream ? buf : dst + c * rows * kElem;
+    for (size_t k = c; k < c + n; k += lanes) {
+      T* p = reinterpret_cast<T*>(out + (k - c) * rows * kElem);
+      if (rows == 2) {
+        hn::StoreInterleaved2(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)), d, p);
+      } else if (rows == 3) {
+        hn::StoreInterleaved3(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)),
+                              hn::LoadU(d, row(2, k)), d, p);
+      } else {
+        hn::StoreInterleaved4(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)),
+                              hn::LoadU(d, row(2, k)), hn::LoadU(d, row(3, k)), d, p);
+      }
+    }
+    if (stream) StreamBytes(buf, dst + c * rows * kElem, n * rows * kElem);
+    c += n;
+  }
+  return c;
+}
+
+// Rows [0, rows) of a contiguous source with `cols` (2-4) columns (row r's columns at
+// src + (r * cols + c) * kElem) into destination rows c. Returns the rows done.
+template <size_t kElem, class D>
+HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                                   int64_t dst_row_stride, size_t rows, size_t cols, bool stream) {
+  using T = hn::TFromD<D>;
+  const size_t lanes = hn::Lanes(d);
+  hn::VFromD<D> v[4];
+  size_t r = 0;
+  for (; r + lanes <= rows; r += lanes) {
+    const T* p = reinterpret_cast<const T*>(src + r * cols * kElem);
+    if (cols == 2) {
+      hn::LoadInterleaved2(d, p, v[0], v[1]);
+    } else if (cols == 3) {
+      hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
+    } else {
+      hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
+    }
+    for (size_t c = 0; c < cols; ++c) {
+      T* t = reinterpret_cast<T*>(dst + static_cast<int64_t>(c) * dst_row_stride + r * kElem);
+      if (stream) {
+        hn::Stream(v[c], d, t);
+      } else {
+        hn::StoreU(v[c], d, t);
+      }
+    }
+  }
+  return r;
+}
+
+// Strategy::kInterleaveRows on one plane: `rows` (2-4) rows whose columns are consecutive in
+// the destination; columns past the last whole vector through the staged edge path.
+template <size_t kElem, class D>
+HWY_INLINE void InterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                size_t cols, bool streaming) {
+  size_t c = InterleaveRows<kElem>(d, src, src_row_stride, dst, rows, cols, streaming);
+  for (; c < cols; c += TileShape<kElem, D>::kCols) {
+    EdgeTile<kElem>(d, src + c * kElem, src_row_stride,
+                    dst + static_cast<int64_t>(c) * dst_row_stride, dst_row_stride, rows,
+                    std::min<size_t>(TileShape<kElem, D>::kCols, cols - c));
+  }
+}
+
+// Strategy::kDeinterleaveCols on one plane: `cols` (2-4) columns of a contiguous source;
+// rows past the last whole vector through the tile path's edges.
+template <size_t kElem, class D>
+HWY_INLINE void DeinterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                  uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                  size_t cols, bool streaming) {
+  const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
+                      dst_row_stride % kLineBytes == 0 && hn::Lanes(d) * kElem == kLineBytes;
+  const size_t r = DeinterleaveCols<kElem>(d, src, dst, dst_row_stride, rows, cols, stream);
+  if (r < rows) {
+    PlaneEdges<kElem>(d, src + static_cast<int64_t>(r) * src_row_stride, src_row_stride,
+                      dst + r * kElem, dst_row_stride, rows - r, cols, 0, 0);
+  }
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace HWY_NAMESPACE
+}  // namespace iotx::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_
