@@ -29,9 +29,9 @@ struct IOTX_API PlanOptions {
   int max_threads = 0;
   enum class Stores { kAuto, kRegular, kStreaming };
   // kAuto picks cache-bypassing stores when the output is far larger than the cache, and for
-  // smaller outputs (from twice the L2) whose tiles would otherwise go through a staging
-  // block, where this machine's calibration finds them faster: the output then leaves the
-  // cache. kRegular keeps it there for a consumer that reads it next.
+  // smaller outputs (from twice the L2) whose 2- or 4-byte tiles would otherwise go through a
+  // staging block on AVX-512, where this machine's calibration finds them faster: the output
+  // then leaves the cache. kRegular keeps it there for a consumer that reads it next.
   Stores stores = Stores::kAuto;
   DeviceGeneration device = DeviceGeneration::kTrn2;
   // Whether MakePlan may start oneTBB's worker threads ahead of the first Execute, so that

@@ -185,8 +185,8 @@ std::string Describe(const Plan& plan) {
         m.staged_streaming_bytes > 0 && m.staged_streaming_bytes < m.streaming_bytes;
     threshold = fmt::format(
         "automatic streaming from {}{}; {}", Bytes(m.streaming_bytes),
-        staged_first ? fmt::format(", from {} for plans that would stage tiles wider than a byte "
-                                   "through the cache{}",
+        staged_first ? fmt::format(", from {} for plans that would stage 2- or 4-byte tiles "
+                                   "on 64-byte vectors{}",
                                    Bytes(m.staged_streaming_bytes),
                                    d.nest.streaming && d.bytes < m.streaming_bytes
                                        ? " (this one: it walks in place instead)"

@@ -44,7 +44,8 @@ Machine CurrentMachine(bool with_streaming_threshold);
 // slower, such plans walk in place with cache-bypassing stores instead. Measured on AMD EPYC
 // (Zen 5), 1 thread, ratio to memcpy, staged / streaming in place: f32 3x2048x2x128
 // `0,3,2,1` 0.47 / 0.71, f32 64x128x256 `2,0,1` 0.49 / 0.72, bf16 2048x1024 0.40 / 0.51,
-// f64 512^2 0.53 / 0.57, f32 1024^2 0.42 / 0.44 (docs/performance.md, ninth look).
+// f32 1024^2 0.42 / 0.44 (docs/performance.md, ninth look; the planner applies it to the
+// tiles where it was measured to pay, ChooseStreaming).
 struct StreamingThreshold {
   int64_t bytes = 0;
   int64_t staged_bytes = 0;

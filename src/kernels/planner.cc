@@ -519,8 +519,13 @@ int64_t TargetItems(int64_t bytes, int threads) {
 
 // A staged walk moves each byte through the cache twice (machine.h, StreamingThreshold), so
 // where cache-bypassing stores beat half a regular copy, its plans walk in place with them,
-// as the DRAM-sized ones do. Not for 1-byte tiles: their in-place walk over aliasing rows
-// is the slower one (i8 2048^2 in cache: staged 0.30x memcpy, in place streaming 0.24).
+// as the DRAM-sized ones do. Only for the tiles where that was measured to pay: 2- and 4-byte
+// elements on 64-byte vectors (ratio to memcpy in cache, 1 thread, staged / in place
+// streaming: bf16 1024^2 0.42 / 0.55, bf16 4096x512 0.42 / 0.54, f32 2048x512 0.49 / 0.52,
+// and the suite's a1, t5, s2). The others' in-place walks over aliasing rows are as slow or
+// slower: i8 2048^2 0.30 / 0.24, f64 1024x512 0.51-0.56 / 0.44-0.55 (f64 512^2 0.53 /
+// 0.57-0.66); with AVX2's 32-byte vectors f32 1024^2 0.34 / 0.23 (its 4-byte tiles go
+// through an L1 buffer) and f64 1024x512 0.48 / 0.28.
 bool ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
                      const Machine& machine) {
   switch (stores) {
@@ -530,7 +535,7 @@ bool ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t 
   }
   if (machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes) return true;
   return machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
-         folded.elem_bytes > 1 &&
+         machine.vector_bytes >= 64 && (folded.elem_bytes == 2 || folded.elem_bytes == 4) &&
          ChooseStrategy(folded, machine, false).strategy == Strategy::kStagedTiles;
 }
 

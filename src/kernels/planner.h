@@ -109,7 +109,8 @@ int64_t TargetItems(int64_t bytes, int threads);
 
 // Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), from
 // machine.staged_streaming_bytes for a `folded` problem whose tiles would otherwise be staged
-// (kStagedTiles with ordinary stores) and are wider than one byte, or as the options force.
+// (kStagedTiles with ordinary stores) and are 2- or 4-byte tiles on 64-byte vectors, or as the
+// options force.
 bool ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
                      const Machine& machine);
 

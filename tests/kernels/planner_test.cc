@@ -470,8 +470,8 @@ TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
 }
 
 // Below the streaming threshold, a plan that would stage its tiles (rows or columns a power
-// of two apart, ordinary stores) streams from staged_streaming_bytes instead, unless its tiles
-// are 1-byte; one that would walk in place keeps ordinary stores.
+// of two apart, ordinary stores) streams from staged_streaming_bytes instead when its tiles
+// are 2- or 4-byte on 64-byte vectors; one that would walk in place keeps ordinary stores.
 TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   Machine m = TestMachine();
   m.staged_streaming_bytes = 2 << 20;
@@ -489,6 +489,18 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   EXPECT_TRUE(streams({2048, 1024}, 2));
   EXPECT_FALSE(
       ChooseStreaming(PlanOptions::Stores::kRegular, FoldedTranspose({1024, 1024}, 4), 4 << 20, m));
+  // 32-byte vectors (AVX2): staged, 4- and 8-byte tiles alike.
+  Machine avx2 = m;
+  avx2.vector_bytes = 32;
+  avx2.target = "AVX2";
+  const Problem f32 = FoldedTranspose({1024, 1024}, 4);
+  const Problem f64 = FoldedTranspose({1024, 512}, 8);
+  ASSERT_EQ(ChooseStrategy(f32, avx2, false).strategy, Strategy::kStagedTiles);
+  ASSERT_EQ(ChooseStrategy(f64, avx2, false).strategy, Strategy::kStagedTiles);
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2));
+  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2));
+  ASSERT_EQ(ChooseStrategy(f64, m, false).strategy, Strategy::kStagedTiles);
+  EXPECT_FALSE(streams({1024, 512}, 8));  // 8-byte tiles on 64-byte vectors stay staged too
   m.staged_streaming_bytes = 0;  // not asked (outputs below twice the L2)
   EXPECT_FALSE(streams({1024, 1024}, 4));
 }
