@@ -11,19 +11,13 @@
 namespace iotx::kernels {
 namespace {
 
-// The folded problem of an f32 tensor of `shape` with its axes reversed (16^4 `3,2,1,0`); an
-// empty one, after a failed expectation, if MakeProblem refuses it.
-Problem FoldedReversal(std::vector<int64_t> shape) {
+// The folded problem of a tensor of `shape` (f32 unless `elem` says otherwise) with its axes
+// reversed (16^4 `3,2,1,0`; a 2-D one is a transpose); an empty one, after a failed
+// expectation, if MakeProblem refuses it.
+Problem FoldedReversal(std::vector<int64_t> shape, size_t elem = 4) {
   std::vector<int64_t> perm(shape.size());
   std::iota(perm.rbegin(), perm.rend(), 0);
-  auto p = MakeProblem(shape, perm, 4);
-  EXPECT_TRUE(p.has_value());
-  return p.has_value() ? Fold(*p) : Problem{};
-}
-
-// The folded problem of a 2-D transpose of `elem`-byte elements.
-Problem FoldedTranspose(std::vector<int64_t> shape, int64_t elem) {
-  auto p = MakeProblem(shape, std::vector<int64_t>{1, 0}, static_cast<size_t>(elem));
+  auto p = MakeProblem(shape, perm, elem);
   EXPECT_TRUE(p.has_value());
   return p.has_value() ? Fold(*p) : Problem{};
 }
@@ -459,7 +453,7 @@ TEST(TargetItemsTest, OneItemBelowTheParallelThreshold) {
 
 TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
   const Machine m = TestMachine();
-  const Problem p = FoldedTranspose({4096, 4096}, 4);
+  const Problem p = FoldedReversal({4096, 4096});
   EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kRegular, p, int64_t{1} << 40, m));
   EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kStreaming, p, 64, m));
   EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes - 1, m));
@@ -475,11 +469,11 @@ TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
 TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   Machine m = TestMachine();
   m.staged_streaming_bytes = 2 << 20;
-  const auto streams = [&](std::vector<int64_t> shape, int64_t elem) {
-    const Problem p = FoldedTranspose(shape, elem);
+  const auto streams = [&](std::vector<int64_t> shape, size_t elem) {
+    const Problem p = FoldedReversal(shape, elem);
     return ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m);
   };
-  ASSERT_EQ(ChooseStrategy(FoldedTranspose({1024, 1024}, 4), m, false).strategy,
+  ASSERT_EQ(ChooseStrategy(FoldedReversal({1024, 1024}), m, false).strategy,
             Strategy::kStagedTiles);
   EXPECT_TRUE(streams({1024, 1024}, 4));   // 4 MiB, staged with ordinary stores
   EXPECT_TRUE(streams({1024, 512}, 4));    // 2 MiB: the threshold itself
@@ -488,13 +482,13 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   EXPECT_FALSE(streams({2048, 2048}, 1));  // 4 MiB of 1-byte tiles: staged stays
   EXPECT_TRUE(streams({2048, 1024}, 2));
   EXPECT_FALSE(
-      ChooseStreaming(PlanOptions::Stores::kRegular, FoldedTranspose({1024, 1024}, 4), 4 << 20, m));
+      ChooseStreaming(PlanOptions::Stores::kRegular, FoldedReversal({1024, 1024}), 4 << 20, m));
   // 32-byte vectors (AVX2): staged, 4- and 8-byte tiles alike.
   Machine avx2 = m;
   avx2.vector_bytes = 32;
   avx2.target = "AVX2";
-  const Problem f32 = FoldedTranspose({1024, 1024}, 4);
-  const Problem f64 = FoldedTranspose({1024, 512}, 8);
+  const Problem f32 = FoldedReversal({1024, 1024});
+  const Problem f64 = FoldedReversal({1024, 512}, 8);
   ASSERT_EQ(ChooseStrategy(f32, avx2, false).strategy, Strategy::kStagedTiles);
   ASSERT_EQ(ChooseStrategy(f64, avx2, false).strategy, Strategy::kStagedTiles);
   EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2));
