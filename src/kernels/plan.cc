@@ -99,7 +99,8 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   d.folded = kernels::Fold(d.unfolded);
   if (d.bytes == 0) return Ok();
 
-  const bool streaming = kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine);
+  d.stores = kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine);
+  const bool streaming = d.stores.streaming;
   d.strategy = &kernels::ChooseStrategy(d.folded, d.machine, streaming);
   const kernels::Strategy strategy = d.strategy->strategy;
   d.tile = kernels::ChooseTile(d.folded, strategy, d.machine, streaming);

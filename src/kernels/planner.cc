@@ -526,17 +526,28 @@ int64_t TargetItems(int64_t bytes, int threads) {
 // slower: i8 2048^2 0.30 / 0.24, f64 1024x512 0.51-0.56 / 0.44-0.55 (f64 512^2 0.53 /
 // 0.57-0.66); with AVX2's 32-byte vectors f32 1024^2 0.34 / 0.23 (its 4-byte tiles go
 // through an L1 buffer) and f64 1024x512 0.48 / 0.28.
-bool ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
-                     const Machine& machine) {
+bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine) {
+  return machine.vector_bytes >= 64 && (elem_bytes == 2 || elem_bytes == 4);
+}
+
+StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
+                             const Machine& machine) {
   switch (stores) {
-    case PlanOptions::Stores::kRegular: return false;
-    case PlanOptions::Stores::kStreaming: return true;
+    case PlanOptions::Stores::kRegular:
+      return {false, StoresReason::kForced};
+    case PlanOptions::Stores::kStreaming:
+      return {true, StoresReason::kForced};
     case PlanOptions::Stores::kAuto: break;
   }
-  if (machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes) return true;
-  return machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
-         machine.vector_bytes >= 64 && (folded.elem_bytes == 2 || folded.elem_bytes == 4) &&
-         ChooseStrategy(folded, machine, false).strategy == Strategy::kStagedTiles;
+  if (machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes) {
+    return {true, StoresReason::kLargeOutput};
+  }
+  if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
+      StagedTilesMayStream(folded.elem_bytes, machine) &&
+      ChooseStrategy(folded, machine, false).strategy == Strategy::kStagedTiles) {
+    return {true, StoresReason::kWouldStage};
+  }
+  return {false, StoresReason::kSmallOutput};
 }
 
 Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,

@@ -107,12 +107,28 @@ DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t partitions, int64_
 // Items worth sharing among up to `threads` threads for `bytes` bytes.
 int64_t TargetItems(int64_t bytes, int threads);
 
+// Why a plan's stores are what they are; Describe reports the planner's reason instead of
+// working it out again.
+enum class StoresReason {
+  kForced,       // PlanOptions::stores asked for regular or streaming stores
+  kLargeOutput,  // the output reaches machine.streaming_bytes
+  kWouldStage,   // tiles that would be staged, from machine.staged_streaming_bytes
+  kSmallOutput,  // below both thresholds (or none calibrated): regular stores
+};
+struct StoresChoice {
+  bool streaming = false;
+  StoresReason reason = StoresReason::kSmallOutput;
+};
+
+// Tiles that the staged-streaming rule applies to: 2- and 4-byte tiles on 64-byte vectors, where
+// streaming in place was measured to beat the staged walk (docs/performance.md, ninth look).
+bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine);
+
 // Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), from
 // machine.staged_streaming_bytes for a `folded` problem whose tiles would otherwise be staged
-// (kStagedTiles with ordinary stores) and are 2- or 4-byte tiles on 64-byte vectors, or as the
-// options force.
-bool ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
-                     const Machine& machine);
+// (kStagedTiles with ordinary stores) and StagedTilesMayStream, or as the options force.
+StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
+                             const Machine& machine);
 
 // The loop nest the per-target kernels run.
 Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,

@@ -1,8 +1,15 @@
 // `iotx plan` and `iotx bench` from the outside: output sections, exit codes, diagnostics.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace iotx::test {
 namespace {
@@ -17,6 +24,66 @@ TEST(PlanCliTest, PrintsTheFoldedProblemKernelTileThreadingAndSbuf) {
                            "sbuf:", "partition"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   }
+}
+
+// `iotx plan` for `shape` (f32, transposed) with its streaming calibration kept in `cache_dir`.
+ProcessResult PlanWithCache(const std::string& cache_dir, const std::string& shape) {
+  std::vector<std::string> argv = {"env", "IOTX_CACHE_DIR=" + cache_dir};
+  for (std::string& arg :
+       ToolArgv({"plan", "--dtype", "f32", "--shape", shape, "--transpose", "1,0"})) {
+    argv.push_back(std::move(arg));
+  }
+  return RunProcess(argv);
+}
+
+// Rewrites the thresholds of the one calibration file in `cache_dir`, keeping its signature.
+void SetThresholds(const std::string& cache_dir, int64_t bytes, int64_t staged_bytes) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(cache_dir))
+    files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u) << "one calibration file expected in " << cache_dir;
+  std::ifstream in(files[0]);
+  std::string line, text;
+  while (std::getline(in, line)) {
+    if (line.starts_with("bytes ")) line = "bytes " + std::to_string(bytes);
+    if (line.starts_with("staged_bytes ")) line = "staged_bytes " + std::to_string(staged_bytes);
+    text += line + "\n";
+  }
+  in.close();
+  std::ofstream(files[0], std::ios::trunc) << text;
+}
+
+// The `stores:` line gives the planner's reason: a plan that would stage its tiles says it walks
+// in place when the staged threshold made it stream, not when the general one did.
+TEST(PlanCliTest, StoresLineNamesWhyThePlanStreams) {
+  TempDir cache;
+  const std::string shape = "2048,2048";  // 16 MiB, rows 8 KiB apart: staged with ordinary stores
+  const ProcessResult first = PlanWithCache(cache.path(), shape);  // calibrates, writes the file
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  if (first.out.find("64-byte vectors") == std::string::npos) {
+    GTEST_SKIP() << "the staged threshold applies to 64-byte vectors only:\n" << first.out;
+  }
+  constexpr int64_t kNever = int64_t{1} << 40;
+  constexpr int64_t kTwoMiB = int64_t{2} << 20;
+  const char* kInPlace = "(this one: it walks in place instead)";
+
+  SetThresholds(cache.path(), kNever, kTwoMiB);
+  ProcessResult r = PlanWithCache(cache.path(), shape);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stores:   cache-bypassing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kInPlace), std::string::npos) << r.out;
+
+  SetThresholds(cache.path(), kTwoMiB, kTwoMiB);  // the general threshold decides first
+  r = PlanWithCache(cache.path(), shape);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stores:   cache-bypassing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(kInPlace), std::string::npos) << r.out;
+
+  SetThresholds(cache.path(), kNever, kNever);
+  r = PlanWithCache(cache.path(), shape);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stores:   regular"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy: staged-tiles"), std::string::npos) << r.out;
 }
 
 TEST(PlanCliTest, ShapeAloneIsTheShapeAfterReshape) {

@@ -1,10 +1,12 @@
 // The planner's stages, each alone, against values derived by hand from their definitions.
+#include "kernels/planner.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <utility>
 
 #include "kernels/nest.h"
-#include "kernels/planner.h"
 #include "kernels/problem.h"
 #include "kernels/sbuf.h"
 
@@ -451,16 +453,27 @@ TEST(TargetItemsTest, OneItemBelowTheParallelThreshold) {
   EXPECT_GT(TargetItems(int64_t{1} << 30, 2), 2);
 }
 
+// ChooseStreaming's answer as one value, so that each expectation states the stores and why.
+std::pair<bool, StoresReason> Stores(StoresChoice c) { return {c.streaming, c.reason}; }
+constexpr std::pair kForcedRegular{false, StoresReason::kForced};
+constexpr std::pair kForcedStreaming{true, StoresReason::kForced};
+constexpr std::pair kLarge{true, StoresReason::kLargeOutput};
+constexpr std::pair kWouldStage{true, StoresReason::kWouldStage};
+constexpr std::pair kSmall{false, StoresReason::kSmallOutput};
+
 TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
   const Machine m = TestMachine();
   const Problem p = FoldedReversal({4096, 4096});
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kRegular, p, int64_t{1} << 40, m));
-  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kStreaming, p, 64, m));
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes - 1, m));
-  EXPECT_TRUE(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes, m));
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kRegular, p, int64_t{1} << 40, m)),
+            kForcedRegular);
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kStreaming, p, 64, m)), kForcedStreaming);
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes - 1, m)),
+            kSmall);
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes, m)), kLarge);
   Machine unasked = m;
   unasked.streaming_bytes = 0;
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, p, int64_t{1} << 40, unasked));
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, int64_t{1} << 40, unasked)),
+            kSmall);
 }
 
 // Below the streaming threshold, a plan that would stage its tiles (rows or columns a power
@@ -469,20 +482,22 @@ TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
 TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   Machine m = TestMachine();
   m.staged_streaming_bytes = 2 << 20;
-  const auto streams = [&](std::vector<int64_t> shape, size_t elem) {
+  const auto stores = [&](std::vector<int64_t> shape, size_t elem) {
     const Problem p = FoldedReversal(shape, elem);
-    return ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m);
+    return Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m));
   };
   ASSERT_EQ(ChooseStrategy(FoldedReversal({1024, 1024}), m, false).strategy,
             Strategy::kStagedTiles);
-  EXPECT_TRUE(streams({1024, 1024}, 4));   // 4 MiB, staged with ordinary stores
-  EXPECT_TRUE(streams({1024, 512}, 4));    // 2 MiB: the threshold itself
-  EXPECT_FALSE(streams({512, 512}, 4));    // 1 MiB, below it
-  EXPECT_FALSE(streams({1000, 1000}, 4));  // 4 MB, rows that do not alias: in place already
-  EXPECT_FALSE(streams({2048, 2048}, 1));  // 4 MiB of 1-byte tiles: staged stays
-  EXPECT_TRUE(streams({2048, 1024}, 2));
-  EXPECT_FALSE(
-      ChooseStreaming(PlanOptions::Stores::kRegular, FoldedReversal({1024, 1024}), 4 << 20, m));
+  EXPECT_EQ(stores({1024, 1024}, 4), kWouldStage);  // 4 MiB, staged with ordinary stores
+  EXPECT_EQ(stores({1024, 512}, 4), kWouldStage);   // 2 MiB: the threshold itself
+  EXPECT_EQ(stores({512, 512}, 4), kSmall);         // 1 MiB, below it
+  EXPECT_EQ(stores({1000, 1000}, 4), kSmall);  // 4 MB, rows that do not alias: in place already
+  EXPECT_EQ(stores({2048, 2048}, 1), kSmall);  // 4 MiB of 1-byte tiles: staged stays
+  EXPECT_EQ(stores({2048, 1024}, 2), kWouldStage);
+  EXPECT_EQ(stores({4096, 4096}, 4), kLarge);  // 64 MiB: past the general threshold first
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kRegular, FoldedReversal({1024, 1024}),
+                                   4 << 20, m)),
+            kForcedRegular);
   // 32-byte vectors (AVX2): staged, 4- and 8-byte tiles alike.
   Machine avx2 = m;
   avx2.vector_bytes = 32;
@@ -491,12 +506,15 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   const Problem f64 = FoldedReversal({1024, 512}, 8);
   ASSERT_EQ(ChooseStrategy(f32, avx2, false).strategy, Strategy::kStagedTiles);
   ASSERT_EQ(ChooseStrategy(f64, avx2, false).strategy, Strategy::kStagedTiles);
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2));
-  EXPECT_FALSE(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2));
+  EXPECT_FALSE(StagedTilesMayStream(4, avx2));
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2)),
+            kSmall);
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2)),
+            kSmall);
   ASSERT_EQ(ChooseStrategy(f64, m, false).strategy, Strategy::kStagedTiles);
-  EXPECT_FALSE(streams({1024, 512}, 8));  // 8-byte tiles on 64-byte vectors stay staged too
+  EXPECT_EQ(stores({1024, 512}, 8), kSmall);  // 8-byte tiles on 64-byte vectors stay staged too
   m.staged_streaming_bytes = 0;  // not asked (outputs below twice the L2)
-  EXPECT_FALSE(streams({1024, 1024}, 4));
+  EXPECT_EQ(stores({1024, 1024}, 4), kSmall);
 }
 
 TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
