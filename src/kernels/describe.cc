@@ -188,7 +188,7 @@ std::string Describe(const Plan& plan) {
         staged_first ? fmt::format(", from {} for plans that would stage 2- or 4-byte tiles "
                                    "on 64-byte vectors{}",
                                    Bytes(m.staged_streaming_bytes),
-                                   d.stores.reason == kernels::StoresReason::kWouldStage
+                                   d.stores_reason == kernels::StoresReason::kWouldStage
                                        ? " (this one: it walks in place instead)"
                                        : "")
                      : "",

@@ -99,8 +99,10 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   d.folded = kernels::Fold(d.unfolded);
   if (d.bytes == 0) return Ok();
 
-  d.stores = kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine);
-  const bool streaming = d.stores.streaming;
+  const kernels::StoresChoice stores =
+      kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine);
+  d.stores_reason = stores.reason;
+  const bool streaming = stores.streaming;
   d.strategy = &kernels::ChooseStrategy(d.folded, d.machine, streaming);
   const kernels::Strategy strategy = d.strategy->strategy;
   d.tile = kernels::ChooseTile(d.folded, strategy, d.machine, streaming);

@@ -28,7 +28,8 @@ struct PlanData {
   kernels::Problem unfolded;  // MakeProblem's output, before the fold stages
   kernels::Problem folded;
   kernels::Machine machine;  // what the choices below were derived from
-  kernels::StoresChoice stores;                          // cache-bypassing stores or not, and why
+  // Why nest.streaming is what it is (ChooseStreaming), for Describe.
+  kernels::StoresReason stores_reason = kernels::StoresReason::kSmallOutput;
   const kernels::StrategyCandidate* strategy = nullptr;  // null when there is nothing to move
   kernels::Tile tile;
   kernels::DriverSplit split;

@@ -113,7 +113,7 @@ enum class StoresReason {
   kForced,       // PlanOptions::stores asked for regular or streaming stores
   kLargeOutput,  // the output reaches machine.streaming_bytes
   kWouldStage,   // tiles that would be staged, from machine.staged_streaming_bytes
-  kSmallOutput,  // below both thresholds (or none calibrated): regular stores
+  kSmallOutput,  // below the threshold that applies to the plan (or none calibrated): regular
 };
 struct StoresChoice {
   bool streaming = false;
