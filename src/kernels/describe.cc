@@ -99,7 +99,8 @@ std::string Describe(const Plan& plan) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tile-inl.h
         how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
-      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0)) {
+      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0,
+                                          n.src_rows_alias)) {
         how = fmt::format(
             "in registers: rows gathered by 128-bit blocks (a load and three inserts per vector), "
             "then {} interleave rounds per group of {} vectors",
@@ -110,6 +111,13 @@ std::string Describe(const Plan& plan) {
       } else {
         how = fmt::format("in registers: rows interleaved {} into 4-byte lanes, then the 4-byte tile",
                           e == 2 ? "in pairs" : "twice");
+      }
+      if (n.src_rows_alias &&
+          kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0, false)) {
+        how += fmt::format(
+            ", each source row loaded once: rows {} B apart share too few of the L1's "
+            "sets for a tile gathered by blocks, which reads each line four times",
+            n.src_row_stride);
       }
       s += fmt::format("tile:     micro-tile {} rows x {} columns on {}-byte vectors ({}); whole 64-byte lines out\n",
                        d.tile.tile_rows, d.tile.tile_cols, n.vector_bytes, how);
@@ -137,10 +145,13 @@ std::string Describe(const Plan& plan) {
             "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
             "band's source lines fit half the L1{}\n",
             n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes,
-            n.strategy == kernels::Strategy::kTiles && n.streaming
+            n.strategy != kernels::Strategy::kTiles || !n.streaming ? ""
+            : n.src_rows_alias
                 ? "; with cache-bypassing stores (whole aligned lines) each tile prefetches the "
-                  "same tile of the next band"
-                : "");
+                  "same tile of the next band into L2 (source rows this far apart share too few "
+                  "of the L1's sets to keep it there)"
+                : "; with cache-bypassing stores (whole aligned lines) each tile prefetches the "
+                  "same tile of the next band");
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
         s += fmt::format(

@@ -74,6 +74,8 @@ struct Nest {
   int64_t strip_rows = 1;
   int64_t block_cols = 1;
   int64_t stage_pitch = 0;
+  // kTiles and kStagedTiles: the tile's source rows alias in L1 (Tile::src_rows_alias).
+  bool src_rows_alias = false;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
   // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
   // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride
@@ -88,11 +90,15 @@ struct Nest {
 
 // Whether full tiles gather their rows by 128-bit blocks (TransposeTileGathered in
 // tile-inl.h) rather than transposing whole rows: on the 64-byte vectors of an AVX-512 target,
-// 4-byte elements always and 1-byte elements in walks that are not staged (`staged`: their
-// strides alias in L1, where the gathered tile's four reads of each source line miss); the
-// other widths measured slower that way. The kernels and Describe both ask.
-constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes, bool staged) {
-  return avx512 && vector_bytes == 64 && (elem_bytes == 4 || (elem_bytes == 1 && !staged));
+// for 4- and 1-byte elements whose source rows do not alias in L1 (`src_rows_alias`: the
+// gathered tile reads each source line four times, once per 16-byte block, and rows a power
+// of two apart share one set, so each read misses), 1-byte ones only in walks that are not
+// staged (`staged`); the other widths measured slower gathered. The kernels and Describe both
+// ask.
+constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes, bool staged,
+                               bool src_rows_alias) {
+  return avx512 && vector_bytes == 64 && !src_rows_alias &&
+         (elem_bytes == 4 || (elem_bytes == 1 && !staged));
 }
 
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have

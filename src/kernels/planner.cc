@@ -243,6 +243,9 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   tile.tile_rows = TileRows(e);
   tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
   const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
+  if (strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles) {
+    tile.src_rows_alias = StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine);
+  }
   if (strategy == Strategy::kStagedTiles) {
     StageBlock(tile, e, cols.n, rows_cap, machine);
   } else if (strategy == Strategy::kTiles || strategy == Strategy::kFusedTiles) {
@@ -579,6 +582,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   nest.strip_rows = tile.strip_rows;
   nest.block_cols = tile.block_cols;
   nest.stage_pitch = tile.stage_pitch;
+  nest.src_rows_alias = tile.src_rows_alias;
   nest.rows_inner = rows.n;
   nest.src_outer_row_stride = rows.n * rows.src_stride;
   nest.cols_inner = cols.n;

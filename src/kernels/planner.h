@@ -52,6 +52,10 @@ struct Tile {
   int64_t strip_rows = 1;    // kTiles: rows per band walk; kStagedTiles: rows per L1 block
   int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
   int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
+  // kTiles and kStagedTiles: a tile's source rows fall in too few of the L1's sets
+  // (StrideAliases): its tiles then load whole rows (GathersTileRows) and a band walk fetches
+  // the next band's lines into L2 rather than L1.
+  bool src_rows_alias = false;
   // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -24,21 +25,32 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
-HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                           size_t rows, size_t cols, size_t, bool) {
+HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds, size_t rows,
+                           size_t cols, size_t, bool, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                            size_t rows, size_t cols, size_t, size_t, size_t) {
+                            size_t rows, size_t cols, size_t, size_t, size_t, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 #else
-// The source lines of the tile at `p` (rows `stride` apart), fetched ahead into L1: one
-// prefetch per row (a tile's row is one vector).
-template <size_t kRows>
+// The source lines of the tile at `p` (rows `stride` apart), fetched ahead: one prefetch per
+// row (a tile's row is one vector), into L1, or into L2 only (kL2) where the rows alias in L1:
+// a strip's lines there all fall in one or a few of the L1's sets, which cannot keep them until
+// the next band comes (ratio to memcpy, next band into L1 / L2, alternating in one process,
+// 1 thread: f32 8192^2 0.71 / 0.78, bf16 8192^2 0.56 / 0.63, f64 4096^2 0.83 / 0.88, f32
+// 1024^2 in cache 0.53 / 0.59; not aliasing, f32 8000^2 0.91 / 0.89).
+template <size_t kRows, bool kL2>
 HWY_INLINE void PrefetchTileRows(const uint8_t* p, int64_t stride) {
-  for (size_t k = 0; k < kRows; ++k) hwy::Prefetch(p + static_cast<int64_t>(k) * stride);
+  for (size_t k = 0; k < kRows; ++k) {
+    const uint8_t* line = p + static_cast<int64_t>(k) * stride;
+    if constexpr (kL2) {
+      __builtin_prefetch(line, /*rw=*/0, /*locality=*/2);  // prefetcht1 on x86
+    } else {
+      hwy::Prefetch(line);
+    }
+  }
 }
 
 // Full tiles of `rows` rows (a multiple of kRows) x `cols` columns (a multiple of kCols),
@@ -48,7 +60,9 @@ HWY_INLINE void PrefetchTileRows(const uint8_t* p, int64_t stride) {
 // along whole source rows, one line per destination row and visit) measured 0.40x memcpy on
 // 768^2 f32 in cache and 0.31-0.49x at 8192^2 / 8000^2 in DRAM; bands of 384 rows 0.70 and
 // 0.69-0.85 (docs/performance.md, "where the time went").
-template <size_t kElem, bool kStream, class D>
+// kSrcAlias: the source rows alias in L1 (Nest::src_rows_alias), which decides the tile
+// (GathersTileRows) and where the next band is fetched (PrefetchTileRows).
+template <size_t kElem, bool kStream, bool kSrcAlias, class D>
 HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                           uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                           size_t cols) {
@@ -62,11 +76,12 @@ HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
       // alternating in one process: bf16 64x256x56x56 `0,2,3,1` 0.61-0.67 -> 0.94-1.07;
       // 8000^2, 2048^2 c128, 401x60x1493 f32 `2,1,0` unchanged).
       if (kStream && c + Shape::kCols < cols) {
-        PrefetchTileRows<Shape::kRows>(
+        PrefetchTileRows<Shape::kRows, kSrcAlias>(
             s + static_cast<int64_t>(r) * src_row_stride + Shape::kCols * kElem, src_row_stride);
       }
-      TransposeTile<kElem, kStream>(d, s + static_cast<int64_t>(r) * src_row_stride,
-                                    src_row_stride, t + r * kElem, dst_row_stride);
+      TransposeTile<kElem, kStream, false, kSrcAlias>(
+          d, s + static_cast<int64_t>(r) * src_row_stride, src_row_stride, t + r * kElem,
+          dst_row_stride);
     }
   }
 }
@@ -114,19 +129,30 @@ HWY_NOINLINE void PlaneEdges(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
 template <size_t kElem, class D>
 HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                            uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                           size_t cols, size_t strip_rows, bool streaming) {
+                           size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias) {
   using Shape = TileShape<kElem, D>;
   const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
                       dst_row_stride % kLineBytes == 0;
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
   const size_t cols_full = cols / Shape::kCols * Shape::kCols;
+  // Ordinary stores over aliasing rows walk in place only where the planner did not stage
+  // them (planes too narrow for a block, StagesTiles); there the alias decides the tile alone,
+  // which it does for the gathered widths only, so the others keep one walk.
+  constexpr bool kAliasTile = kTileGathered<kElem, D, false, false>;
   for (size_t r = 0; r < rows_full; r += strip_rows) {
     const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
+    uint8_t* t = dst + r * kElem;
     const size_t n = std::min(strip_rows, rows_full - r);
     if (stream) {
-      TileBands<kElem, true>(d, s, src_row_stride, dst + r * kElem, dst_row_stride, n, cols_full);
+      if (src_rows_alias) {
+        TileBands<kElem, true, true>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
+      } else {
+        TileBands<kElem, true, false>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
+      }
+    } else if (kAliasTile && src_rows_alias) {
+      TileBands<kElem, false, kAliasTile>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
     } else {
-      TileBands<kElem, false>(d, s, src_row_stride, dst + r * kElem, dst_row_stride, n, cols_full);
+      TileBands<kElem, false, false>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
     }
   }
   if (rows_full < rows || cols_full < cols) {
@@ -145,7 +171,8 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                            size_t cols, size_t block_rows, size_t block_cols, size_t pitch) {
+                            size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
+                            bool src_rows_alias) {
   using Shape = TileShape<kElem, D>;
   alignas(64) uint8_t stage[kMaxStageBytes];
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
@@ -163,12 +190,22 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
     uint8_t* t = dst + r0 * kElem;
     for (size_t c0 = 0; c0 < cols_full; c0 += even_cols) {
       const size_t m = std::min(even_cols, cols_full - c0);
-      for (size_t r = 0; r < n; r += Shape::kRows) {
-        for (size_t c = 0; c < m; c += Shape::kCols) {
-          TransposeTile<kElem, false, true>(
-              d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
-              stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
+      // The tiles into the stage read the source's own rows: where those alias, the 4-byte
+      // tile loads whole rows (TransposeTile's kSrcAlias; the 1-byte one does in every staged
+      // walk).
+      const auto tiles = [&](auto src_alias) {
+        for (size_t r = 0; r < n; r += Shape::kRows) {
+          for (size_t c = 0; c < m; c += Shape::kCols) {
+            TransposeTile<kElem, false, true, decltype(src_alias)::value>(
+                d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
+                stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
+          }
         }
+      };
+      if (kTileGathered<kElem, D, true, false> && src_rows_alias) {
+        tiles(std::true_type());
+      } else {
+        tiles(std::false_type());
       }
       for (size_t j = 0; j < m; ++j) {
         CopyRun(stage + j * pitch, t + static_cast<int64_t>(c0 + j) * dst_row_stride, n * kElem);

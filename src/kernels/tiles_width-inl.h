@@ -38,6 +38,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
                            int64_t end) {
   const D d;
   const bool streaming = nest.streaming;
+  const bool src_alias = nest.src_rows_alias;
   const int64_t ss = nest.src_row_stride;
   const int64_t ds = nest.dst_row_stride;
   const auto strip_rows = static_cast<size_t>(nest.strip_rows);
@@ -51,9 +52,9 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
       const auto r = static_cast<size_t>(rows);
       const auto c = static_cast<size_t>(cols);
       if constexpr (kStrategy == Strategy::kTiles) {
-        TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming);
+        TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming, src_alias);
       } else if constexpr (kStrategy == Strategy::kStagedTiles) {
-        StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch);
+        StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias);
       } else if constexpr (kStrategy == Strategy::kFusedTiles) {
         FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, streaming,
                           &tables);

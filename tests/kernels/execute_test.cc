@@ -79,6 +79,50 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
   }
 }
 
+// The line of `text` that starts with `key` (e.g. "tile:"), or all of it when there is none.
+std::string Line(const std::string& text, const std::string& key) {
+  const size_t at = text.find("\n" + key);
+  return at == std::string::npos ? text : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
+TEST(DescribeTest, AliasingSourceRowsLoadWholeRowsAndPrefetchIntoL2) {
+  // f32 1040 x 1024: source rows 4 KiB apart (one L1 set per tile); 1024 x 1040: 4160 B apart
+  // (all sets), the destination's rows aliasing instead. With cache-bypassing stores both walk
+  // in place; only the first loads each source row whole and fetches the next band into L2.
+  const auto describe = [](int64_t rows, int64_t cols, PlanOptions::Stores stores) {
+    PlanOptions options;
+    options.stores = stores;
+    auto plan = MakePlan(std::vector<int64_t>{rows, cols}, std::vector<int64_t>{1, 0}, 4, options);
+    EXPECT_TRUE(plan.has_value());
+    return plan.has_value() ? Describe(**plan) : std::string();
+  };
+  const std::string src_alias = describe(1040, 1024, PlanOptions::Stores::kStreaming);
+  const std::string dst_alias = describe(1024, 1040, PlanOptions::Stores::kStreaming);
+  ASSERT_NE(src_alias.find("strategy: tiles"), std::string::npos) << src_alias;
+  ASSERT_NE(dst_alias.find("strategy: tiles"), std::string::npos) << dst_alias;
+  EXPECT_NE(Line(src_alias, "walk:").find("next band into L2"), std::string::npos) << src_alias;
+  EXPECT_NE(Line(dst_alias, "walk:").find("same tile of the next band"), std::string::npos)
+      << dst_alias;
+  EXPECT_EQ(Line(dst_alias, "walk:").find("into L2"), std::string::npos) << dst_alias;
+  // The staged walk (ordinary stores) reads the same source rows: the same tile.
+  const std::string staged = describe(1040, 1024, PlanOptions::Stores::kRegular);
+  ASSERT_NE(staged.find("strategy: staged-tiles"), std::string::npos) << staged;
+  for (const std::string* text : {&src_alias, &staged}) {
+    EXPECT_EQ(Line(*text, "tile:").find("rows gathered by 128-bit blocks"), std::string::npos)
+        << *text;
+  }
+  if (kernels::ChosenVectorBytes() >= 64 &&
+      std::string_view(kernels::ChosenTargetName()).starts_with("AVX3")) {
+    for (const std::string* text : {&src_alias, &staged}) {
+      EXPECT_NE(Line(*text, "tile:").find("each source row loaded once: rows 4096 B apart"),
+                std::string::npos)
+          << *text;
+    }
+    EXPECT_NE(Line(dst_alias, "tile:").find("rows gathered by 128-bit blocks"), std::string::npos)
+        << dst_alias;
+  }
+}
+
 TEST(DescribeTest, NamesTheOneByteTileEachWalkRuns) {
   // 1-byte tiles gather their rows by 128-bit blocks in walks whose rows do not alias (2000^2:
   // tiles in place) and transpose whole rows in staged ones (2048^2: rows 2 KiB apart), as

@@ -309,6 +309,26 @@ TEST(ChooseTileTest, StagedBlocksFitTheBudget) {
   EXPECT_LE(tile.block_cols * tile.stage_pitch, kMaxStageBytes);
 }
 
+TEST(ChooseTileTest, RecordsWhetherTheSourceRowsAlias) {
+  // The tile rows' source stride alone decides (StrideAliases over one tile's rows): f32 rows
+  // 4 KiB apart fall in one L1 set, 4160 B apart (65 lines) in all 64; the destination's
+  // stride does not enter. Fused planes keep their own walk and never set it.
+  const Machine m = TestMachine();
+  const Problem src_alias{{{1024, 4, 4160}, {1040, 4096, 4}}, 4, false};
+  const Problem dst_alias{{{1040, 4, 4096}, {1024, 4160, 4}}, 4, false};
+  for (bool streaming : {false, true}) {
+    EXPECT_TRUE(ChooseTile(src_alias, Strategy::kTiles, m, streaming).src_rows_alias);
+    EXPECT_TRUE(ChooseTile(src_alias, Strategy::kStagedTiles, m, streaming).src_rows_alias);
+    EXPECT_FALSE(ChooseTile(dst_alias, Strategy::kTiles, m, streaming).src_rows_alias);
+    EXPECT_FALSE(ChooseTile(dst_alias, Strategy::kStagedTiles, m, streaming).src_rows_alias);
+  }
+  // i8 rows 8 KiB apart (h1): one set for the tile's 64 rows.
+  const Problem bytes{{{8192, 1, 16384}, {16384, 8192, 1}}, 1, false};
+  EXPECT_TRUE(ChooseTile(bytes, Strategy::kTiles, m, true).src_rows_alias);
+  const Problem f = FoldedReversal({16, 16, 16, 16});
+  EXPECT_FALSE(ChooseTile(f, Strategy::kFusedTiles, m, true).src_rows_alias);
+}
+
 TEST(ChooseStrategyTest, StagesAliasingStridesOnlyWithOrdinaryStores) {
   // 1024 x 1024 f32: rows 4 KiB apart alias in L1. With ordinary stores (a cache-resident
   // output) the tiles go through a stage; cache-bypassing stores never allocate in L1, and
