@@ -243,9 +243,11 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   tile.tile_rows = TileRows(e);
   tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
   const int64_t rows_cap = RoundUp(rows.n, tile.tile_rows);
-  if (strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles) {
-    tile.src_rows_alias = StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine);
-  }
+  const bool src_rows_alias =
+      StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine);
+  // Only the band and staged walks read it; a fused plane stages instead (below).
+  tile.src_rows_alias =
+      src_rows_alias && (strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles);
   if (strategy == Strategy::kStagedTiles) {
     StageBlock(tile, e, cols.n, rows_cap, machine);
   } else if (strategy == Strategy::kTiles || strategy == Strategy::kFusedTiles) {
@@ -259,7 +261,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
       // Fused dims are far apart by nature (16^6: 4 MiB): stage as kStagedTiles does when
       // a tile's lines alias.
       if (StrideAliases(cols.dst_stride, std::min(tile.tile_cols, cols.n), machine) ||
-          StrideAliases(rows.src_stride, std::min(tile.tile_rows, rows.n), machine)) {
+          src_rows_alias) {
         const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
         const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
         StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);

@@ -130,9 +130,7 @@ TEST(DescribeTest, NamesTheOneByteTileEachWalkRuns) {
   const auto tile_line = [](int64_t n) {
     auto plan = MakePlan(std::vector<int64_t>{n, n}, std::vector<int64_t>{1, 0}, 1);
     EXPECT_TRUE(plan.has_value());
-    const std::string text = plan.has_value() ? Describe(**plan) : std::string();
-    const size_t at = text.find("tile:");
-    return at == std::string::npos ? text : text.substr(at, text.find('\n', at) - at);
+    return Line(plan.has_value() ? Describe(**plan) : std::string(), "tile:");
   };
   const std::string in_place = tile_line(2000);
   const std::string staged = tile_line(2048);
