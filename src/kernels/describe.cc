@@ -164,6 +164,12 @@ std::string Describe(const Plan& plan) {
             n.strategy == kernels::Strategy::kStagedTiles
                 ? "; only with ordinary stores (cache-bypassing ones never allocate in L1: such "
                   "plans walk in place)"
+            : n.source_pitch > 0
+                ? fmt::format(
+                      "; each block's source rows first copied as {} B runs into a second buffer "
+                      "(rows {} B apart, the runs {} rows ahead fetched meanwhile), which the "
+                      "tiles read: in DRAM, a 1-byte tile loads {} rows at once, one line of each",
+                      n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead, d.tile.tile_rows)
                 : "");
       }
       s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);

@@ -50,7 +50,8 @@ struct FusedTables {
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
 HWY_INLINE void FusedPlane(D, const uint8_t* src, uint8_t* dst, size_t rows, size_t cols,
-                           const FusedGeometry& g, size_t, size_t, size_t, bool, FusedTables*) {
+                           const FusedGeometry& g, size_t, size_t, size_t, size_t, bool,
+                           FusedTables*) {
   for (size_t c = 0; c < cols; ++c) {
     for (size_t r = 0; r < rows; ++r) {
       std::memcpy(dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem,
@@ -190,6 +191,74 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
   }
 }
 
+// A fused plane's source rows [0, n) (at src + row_off[r]), `run` bytes each, copied into
+// `to`, rows `pitch` bytes apart, the runs kSourceRowsAhead rows on fetched as each is copied.
+HWY_INLINE void CopySourceRows(const uint8_t* HWY_RESTRICT src, const int64_t* row_off, size_t n,
+                               size_t run, uint8_t* HWY_RESTRICT to, size_t pitch) {
+  for (size_t r = 0; r < n; ++r) {
+    if (r + static_cast<size_t>(kSourceRowsAhead) < n) {
+      const uint8_t* ahead = src + row_off[r + static_cast<size_t>(kSourceRowsAhead)];
+      for (size_t i = 0; i < run; i += kLineBytes) hwy::Prefetch(ahead + i);
+    }
+    CopyBytes(src + row_off[r], to + r * pitch, run);
+  }
+}
+
+// A fused plane's full tiles (rows_full x cols_full) staged: blocks of strip_rows x
+// block_cols are transposed tile by tile into a stage whose destination rows are `pitch`
+// bytes apart, then leave as destination runs. kSourceStaged (Nest::source_pitch): each
+// block's source rows are first copied as runs into a second stage, `source_pitch` bytes
+// apart, and the tiles read that.
+template <size_t kElem, bool kSourceStaged, class D>
+HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                              size_t rows_full, size_t cols_full, const FusedGeometry& g,
+                              size_t strip_rows, size_t block_cols, size_t pitch,
+                              size_t source_pitch, bool streaming) {
+  using Shape = TileShape<kElem, D>;
+  alignas(64) uint8_t stage[kMaxStageBytes];
+  alignas(64) uint8_t source_stage[kSourceStaged ? kMaxStageBytes : kLineBytes];
+  int64_t row_off[kMaxFusedStripRows];
+  // The tiles' source rows: the plane's own, or the source stage's.
+  int64_t staged_row_off[kSourceStaged ? kMaxFusedStripRows : 1];
+  int64_t col_off[Shape::kCols];
+  for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
+  if constexpr (kSourceStaged) {
+    for (size_t r = 0; r < strip_rows; ++r)
+      staged_row_off[r] = static_cast<int64_t>(r * source_pitch);
+  }
+  for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
+    const size_t n = std::min(strip_rows, rows_full - r0);
+    FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+                 g.src_outer_row_stride, row_off);
+    for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
+      const size_t m = std::min(block_cols, cols_full - c0);
+      const uint8_t* tile_src = src + c0 * kElem;
+      const int64_t* tile_rows = row_off;
+      if constexpr (kSourceStaged) {
+        CopySourceRows(tile_src, row_off, n, m * kElem, source_stage, source_pitch);
+        tile_src = source_stage;
+        tile_rows = staged_row_off;
+      }
+      for (size_t r = 0; r < n; r += Shape::kRows) {
+        for (size_t c = 0; c < m; c += Shape::kCols) {
+          TransposeTileLines<kElem, false, true, false, true>(
+              d, tile_src + c * kElem, 0, stage + c * pitch + r * kElem, 0, tile_rows + r, col_off);
+        }
+      }
+      for (size_t j = 0; j < m; ++j) {
+        uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
+        if (streaming) {
+          StreamBytes(stage + j * pitch, run, n * kElem);
+        } else {
+          // Not CopyRun: here glibc's memcpy ran slower (16^5 f32 reversed, in cache:
+          // 0.35-0.39 -> 0.25x memcpy, alternating in one process).
+          CopyBytes(stage + j * pitch, run, n * kElem);
+        }
+      }
+    }
+  }
+}
+
 // Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
 // a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
 // (7 columns) 57672 x 2709; it is walked like kTiles: strips of strip_rows rows band by
@@ -202,42 +271,22 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
 template <size_t kElem, class D>
 HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
                            size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
-                           size_t block_cols, size_t pitch, bool streaming, FusedTables* tables) {
+                           size_t block_cols, size_t pitch, size_t source_pitch, bool streaming,
+                           FusedTables* tables) {
   using Shape = TileShape<kElem, D>;
   if constexpr (kTileInRegisters<kElem>) {
     const size_t rows_full = rows / Shape::kRows * Shape::kRows;
     const size_t cols_full = cols / Shape::kCols * Shape::kCols;
     strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
-    if (pitch > 0) {  // staged: blocks of strip_rows x block_cols, destination runs out
-      alignas(64) uint8_t stage[kMaxStageBytes];
-      int64_t row_off[kMaxFusedStripRows];
-      int64_t col_off[Shape::kCols];
-      for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
-      for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
-        const size_t n = std::min(strip_rows, rows_full - r0);
-        FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
-                     g.src_outer_row_stride, row_off);
-        for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
-          const size_t m = std::min(block_cols, cols_full - c0);
-          for (size_t r = 0; r < n; r += Shape::kRows) {
-            for (size_t c = c0; c < c0 + m; c += Shape::kCols) {
-              TransposeTileLines<kElem, false, true, false, true>(
-                  d, src + c * kElem, 0, stage + (c - c0) * pitch + r * kElem, 0, row_off + r,
-                  col_off);
-            }
-          }
-          for (size_t j = 0; j < m; ++j) {
-            uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
-            if (streaming) {
-              StreamBytes(stage + j * pitch, run, n * kElem);
-            } else {
-              // Not CopyRun: here glibc's memcpy ran slower (16^5 f32 reversed, in cache:
-              // 0.35-0.39 -> 0.25x memcpy, alternating in one process).
-              CopyBytes(stage + j * pitch, run, n * kElem);
-            }
-          }
-        }
-      }
+    // The planner sizes the source stage (FusedSourcePitch); a nest built otherwise whose rows
+    // would not fit it reads the source in place.
+    if (pitch > 0 && source_pitch >= block_cols * kElem &&
+        strip_rows * source_pitch <= static_cast<size_t>(kMaxStageBytes)) {
+      FusedBlocks<kElem, true>(d, src, dst, rows_full, cols_full, g, strip_rows, block_cols, pitch,
+                               source_pitch, streaming);
+    } else if (pitch > 0) {
+      FusedBlocks<kElem, false>(d, src, dst, rows_full, cols_full, g, strip_rows, block_cols, pitch,
+                                0, streaming);
     } else {
       FusedWalk<kElem>(d, src, dst, rows, cols, g, strip_rows, streaming, *tables);
       if constexpr (kEdgeInRegisters<kElem>) return;  // its partial tiles ran in the walk
@@ -254,6 +303,7 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
     (void)strip_rows;
     (void)block_cols;
     (void)pitch;
+    (void)source_pitch;
     (void)streaming;
     for (size_t c = 0; c < cols; ++c) {
       for (size_t r = 0; r < rows; ++r) {

@@ -52,6 +52,9 @@ struct Tile {
   int64_t strip_rows = 1;    // kTiles: rows per band walk; kStagedTiles: rows per L1 block
   int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
   int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
+  // kFusedTiles, staged: > 0 when each block's source rows are first copied as runs into a
+  // second buffer, this many bytes apart (FusedSourcePitch).
+  int64_t source_pitch = 0;
   // kTiles and kStagedTiles: a tile's source rows fall in too few of the L1's sets
   // (StrideAliases): its tiles then load whole rows (GathersTileRows) and a band walk fetches
   // the next band's lines into L2 rather than L1.
@@ -64,6 +67,15 @@ struct Tile {
   int64_t row_granule = 1;   // smallest row block a thread split may cut
   int64_t col_granule = 1;   // smallest column block a thread split may cut
 };
+// A staged fused plane's source rows copied as runs before its tiles read them: the bytes
+// between those rows in the second buffer, or 0 where the tiles read the source in place.
+// Only in DRAM (`streaming`), for 1-byte elements, and where a block's row is at least four
+// lines: a 1-byte tile loads 64 rows at once, one line of each, and interleaves them twice
+// before the next tile's loads, so few lines are in flight, while a run copy reads each row's
+// lines back to back with the rows ahead prefetched (docs/performance.md, twelfth look).
+int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows,
+                         bool streaming);
+
 // `streaming`: the plan's stores bypass the cache (ChooseStreaming), i.e. the output is in
 // DRAM: band walks then prefetch the next band's tiles.
 Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine,

@@ -44,6 +44,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const auto strip_rows = static_cast<size_t>(nest.strip_rows);
   const auto block_cols = static_cast<size_t>(nest.block_cols);
   const auto pitch = static_cast<size_t>(nest.stage_pitch);
+  const auto source_pitch = static_cast<size_t>(nest.source_pitch);
   const FusedGeometry fused{nest.rows_inner, ss, nest.src_outer_row_stride,
                             nest.cols_inner, ds, nest.dst_outer_col_stride};
   [[maybe_unused]] std::conditional_t<kStrategy == Strategy::kFusedTiles, FusedTables, char> tables;
@@ -56,8 +57,8 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
       } else if constexpr (kStrategy == Strategy::kStagedTiles) {
         StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias);
       } else if constexpr (kStrategy == Strategy::kFusedTiles) {
-        FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, streaming,
-                          &tables);
+        FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, source_pitch,
+                          streaming, &tables);
       } else if constexpr (kStrategy == Strategy::kInterleaveRows) {
         InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
       } else {

@@ -347,6 +347,43 @@ TEST(ChooseStrategyTest, StagesAliasingStridesOnlyWithOrdinaryStores) {
             ChooseTile(f, Strategy::kFusedTiles, m, false).block_cols);
 }
 
+TEST(ChooseTileTest, CopiesFusedSourceRowsFirstOnlyForBytesInDram) {
+  const Machine m = TestMachine();
+  // i8 16^4 reversed: one staged block of 256 x 256, 256 B source runs -> rows 5 lines apart
+  // (an odd count), 256 x 320 B within the second stage; only with cache-bypassing stores.
+  const Problem bytes = FoldedReversal({16, 16, 16, 16}, 1);
+  ASSERT_EQ(ChooseStrategy(bytes, m, true).strategy, Strategy::kFusedTiles);
+  const Tile dram = ChooseTile(bytes, Strategy::kFusedTiles, m, true);
+  ASSERT_GT(dram.stage_pitch, 0);
+  EXPECT_EQ(dram.block_cols, 256);
+  EXPECT_EQ(dram.source_pitch, 320);
+  EXPECT_LE(dram.strip_rows * dram.source_pitch, kMaxStageBytes);
+  EXPECT_EQ(ChooseTile(bytes, Strategy::kFusedTiles, m, false).source_pitch, 0);
+  // The same layout of 2- and 4-byte elements reads its source in place.
+  EXPECT_EQ(
+      ChooseTile(FoldedReversal({16, 16, 16, 16}, 2), Strategy::kFusedTiles, m, true).source_pitch,
+      0);
+  EXPECT_EQ(
+      ChooseTile(FoldedReversal({16, 16, 16, 16}, 4), Strategy::kFusedTiles, m, true).source_pitch,
+      0);
+  // i8 8^6 reversed: blocks of 64 columns, one line per source row: in place.
+  const Tile short_runs =
+      ChooseTile(FoldedReversal({8, 8, 8, 8, 8, 8}, 1), Strategy::kFusedTiles, m, true);
+  EXPECT_GT(short_runs.stage_pitch, 0);
+  EXPECT_EQ(short_runs.source_pitch, 0);
+}
+
+TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
+  EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
+  EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7
+  EXPECT_EQ(FusedSourcePitch(1, 300, 128, true), 5 * 64);   // 4.7 -> 5 (odd already)
+  EXPECT_EQ(FusedSourcePitch(1, 192, 256, true), 0);        // 3 lines: too short
+  EXPECT_EQ(FusedSourcePitch(1, 1024, 256, true), 0);       // 17 lines x 256 rows > 128 KiB
+  EXPECT_EQ(FusedSourcePitch(1, 1024, 64, true), 17 * 64);  // 68 KiB
+  EXPECT_EQ(FusedSourcePitch(1, 256, 256, false), 0);
+  EXPECT_EQ(FusedSourcePitch(2, 256, 256, true), 0);
+}
+
 TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
   // 8192 x 8192 f32 transpose: the folded dim 0 is the output's dim 0 (8192 rows = 64 tiles).
   Problem p{{{8192, 4, 32768}, {8192, 32768, 4}}, 4, false};

@@ -14,6 +14,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/kernel_test_util.h"
+#include "kernels/machine.h"
 
 namespace iotx::test {
 namespace {
@@ -89,6 +90,35 @@ TEST_P(WidthTest, FusedTilesForSmallPlanes) {
   Check({3, 5, 4, 11, 9, 15}, {3, 2, 1, 5, 4, 0}, "fused-tiles", true);
   Check({7, 11, 13, 2, 6, 5}, {4, 2, 5, 0, 3, 1}, "fused-tiles", true);
   Check({3, 130, 5, 67}, {3, 2, 0, 1});  // 2 threads cut the fused 5 x 67 columns
+}
+
+// With cache-bypassing stores (the planner's sign of a DRAM-sized output), staged fused planes
+// of 1-byte elements copy each block's source rows first (Nest::source_pitch): one block, two
+// blocks a side, and blocks around partial tiles in 16 items. The other widths read in place.
+TEST_P(WidthTest, FusedSourceRowsCopiedFirst) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> layouts = {
+      {{16, 16, 16, 16}, {3, 2, 1, 0}},
+      {{40, 16, 16, 40}, {3, 2, 1, 0}},
+      {{3, 40, 16, 16, 37}, {4, 3, 2, 1, 0}},
+  };
+  const size_t width = GetParam().width;
+  for (const auto& [shape, perm] : layouts) {
+    PlanOptions streaming;
+    streaming.stores = PlanOptions::Stores::kStreaming;
+    auto plan = MakePlan(shape, perm, width, streaming);
+    ASSERT_TRUE(plan.has_value());
+    const std::string text = iotx::Describe(**plan);
+    const bool copied = text.find("source rows first copied") != std::string::npos;
+    // Blocks of 256 columns or more (4 lines of bytes) need a stage of 128 KiB: L2 / 8.
+    if (width == 1 && kernels::ChosenVectorBytes() >= 64 &&
+        kernels::CurrentMachine(false).l2_bytes >= (1 << 20)) {
+      EXPECT_TRUE(copied) << text;
+    } else if (width != 1) {
+      EXPECT_FALSE(copied) << "width " << width << "\n" << text;
+    }
+    if (width <= 2) Check(shape, perm);  // wider elements take the fused walks checked above
+    if (HasFatalFailure()) return;
+  }
 }
 
 // A plan cut for several threads, run by one: one kernel call walks planes whose fused sides
