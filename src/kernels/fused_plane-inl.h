@@ -278,12 +278,14 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
     const size_t rows_full = rows / Shape::kRows * Shape::kRows;
     const size_t cols_full = cols / Shape::kCols * Shape::kCols;
     strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
-    // The planner sizes the source stage (FusedSourcePitch); a nest built otherwise whose rows
-    // would not fit it reads the source in place.
-    if (pitch > 0 && source_pitch >= block_cols * kElem &&
+    // The planner sets source_pitch for the widths CopiesFusedSourceRows names and sizes the
+    // stage (FusedSourcePitch); the others compile no copying walk, and a nest built otherwise,
+    // whose rows would not fit the stage, reads the source in place.
+    constexpr bool kMayCopySource = CopiesFusedSourceRows(kElem);
+    if (kMayCopySource && pitch > 0 && source_pitch >= block_cols * kElem &&
         strip_rows * source_pitch <= static_cast<size_t>(kMaxStageBytes)) {
-      FusedBlocks<kElem, true>(d, src, dst, rows_full, cols_full, g, strip_rows, block_cols, pitch,
-                               source_pitch, streaming);
+      FusedBlocks<kElem, kMayCopySource>(d, src, dst, rows_full, cols_full, g, strip_rows,
+                                         block_cols, pitch, source_pitch, streaming);
     } else if (pitch > 0) {
       FusedBlocks<kElem, false>(d, src, dst, rows_full, cols_full, g, strip_rows, block_cols, pitch,
                                 0, streaming);

@@ -109,6 +109,12 @@ constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_b
 // fused walk that copies its source rows first (Nest::source_pitch) keeps a second one.
 inline constexpr int64_t kMaxStageBytes = 128 * 1024;
 
+// The element widths whose staged fused walks may copy their source rows first
+// (Nest::source_pitch): the planner asks (FusedSourcePitch), and the kernels compile that walk
+// for these widths only. 1-byte tiles load 64 rows at once, one line of each; the wider
+// tiles load 32 rows or fewer and read in place faster (docs/performance.md, twelfth look).
+constexpr bool CopiesFusedSourceRows(int64_t elem_bytes) { return elem_bytes == 1; }
+
 // A fused walk that copies its source rows first (Nest::source_pitch) fetches the runs of the
 // rows this far ahead of the one it copies: 256 B runs from rows 1 MiB apart read at 9.6 GB/s
 // without, 14.6-16.5 GB/s fetching 8-16 rows ahead (a standalone loop, AMD EPYC Zen 5;

@@ -230,7 +230,7 @@ int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_r
   // 0.30 / 0.55, f32 16^6 0.42 -> 0.35, f64 16^6 0.74 -> 0.60.
   constexpr int64_t kLine = 64;
   const int64_t run = block_cols * elem_bytes;
-  if (!streaming || elem_bytes != 1 || run < 4 * kLine) return 0;
+  if (!streaming || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLine) return 0;
   int64_t lines = (run + kLine - 1) / kLine;
   if (lines % 2 == 0) ++lines;  // rows an odd number of lines apart spread over the L1's sets
   return block_rows * lines * kLine <= kMaxStageBytes ? lines * kLine : 0;
