@@ -140,22 +140,37 @@ TEST(SharedBufferTest, MaterializeReadsFortyArraysOfOneBufferWithoutCopies) {
 TEST(SharedBufferTest, ApplyConvertsOneTensorAtATime) {
   TempDir temp;
   const std::string data = Data();
+  // The same apply on 4 and on 16 arrays of the buffer: what the process needs besides the
+  // arrays (its libraries, the pipeline's buffers, the mapping) is the same in both, so the
+  // peak may not grow with the count; a copy per array would add 12 x 16 MiB. (With 2 arrays
+  // the pipeline's read-ahead buffer is never filled: 79 MiB against 95.) The peak itself
+  // measured 95 MiB, a bound of 6 arrays' worth that it met by about 70 KiB; any change of the
+  // process's own footprint crossed it.
+  const auto peak_rss_kib = [&](int arrays, const fs::path& dir) -> long {
+    fs::create_directories(dir);
+    WriteFile(dir / "in.p", SharedBufferPickle(arrays, data));
+    WriteFile(dir / "io.json", "[]");
+    const ProcessResult r = RunTool({"apply", "--io-transposes", dir / "io.json", "--inputs",
+                                     dir / "in.p", "--out-dir", dir / "out", "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.max_rss_kib;
+  };
   constexpr int kArrays = 16;
-  WriteFile(temp / "in.p", SharedBufferPickle(kArrays, data));
-  WriteFile(temp / "io.json", "[]");
-  const ProcessResult r = RunTool({"apply", "--io-transposes", temp / "io.json", "--inputs",
-                                   temp / "in.p", "--out-dir", temp / "out", "--quiet"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::cout << "apply of " << kArrays << " arrays sharing " << kArrayKib / 1024
-            << " MiB: peak RSS " << r.max_rss_kib / 1024 << " MiB\n";
-  // Two conversion buffers, the source mapping and the process itself; a copy per array
-  // would be 16 x 16 MiB.
+  const long few = peak_rss_kib(4, fs::path(temp.path()) / "few");
+  const long many = peak_rss_kib(kArrays, fs::path(temp.path()) / "many");
+  ASSERT_FALSE(HasFailure());
+  std::cout << "apply of 4 / " << kArrays << " arrays sharing " << kArrayKib / 1024
+            << " MiB: peak RSS " << few / 1024 << " / " << many / 1024 << " MiB\n";
+  // Under a sanitizer the RSS includes shadow memory and quarantined blocks, which grow with
+  // the work done: the bound holds for an unsanitized build only.
   if (!kSanitized) {
-    EXPECT_LT(r.max_rss_kib, 6 * kArrayKib);
+    EXPECT_LT(many - few, kArrayKib);
+    EXPECT_LT(many, 8 * kArrayKib);  // a few buffers' worth, far below one per array
   }
+  const fs::path out = fs::path(temp.path()) / "many" / "out";
   const std::string want = Expected(data);
   for (int i = 0; i < kArrays; i += 5) {
-    auto tensor = io::ReadNpy(temp / ("out/value_a" + std::to_string(i) + ".npy"));
+    auto tensor = io::ReadNpy(out / ("value_a" + std::to_string(i) + ".npy"));
     ASSERT_TRUE(tensor) << tensor.error().ToString();
     EXPECT_EQ(tensor->descr, "<f4");
     ASSERT_TRUE(tensor->is_c_order());
