@@ -207,7 +207,9 @@ IOTX_C_API iotx_error* iotx_transformer_describe(const iotx_transformer* transfo
 
 /* The caller's parallel-for: must call task(task_context, i) exactly once for every i in
  * [0, count), on any of its threads in any order, and return only once all calls have
- * returned. iotx never calls it from inside one of its tasks. */
+ * returned. iotx never calls it from inside one of its tasks. A task needs up to 384 KiB of
+ * free stack (the kernels' staging blocks live there, not on the heap), as does a thread
+ * that applies by itself; default pthread and oneTBB stacks (8 and 4 MiB) have it. */
 typedef void (*iotx_task_fn)(void* task_context, size_t index);
 typedef void (*iotx_parallel_for_fn)(void* context, size_t count, iotx_task_fn task,
                                      void* task_context);

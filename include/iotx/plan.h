@@ -63,6 +63,9 @@ IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape,
 // A caller's parallel-for (the C API's iotx_parallel_for_fn): runs task(task_context, i) for
 // every i in [0, count), on any of the caller's threads and in any order, and returns only
 // once every call has returned. It must not throw. iotx never calls it from inside a task.
+// A task needs up to 384 KiB of free stack, as does a thread that executes by itself: the
+// kernels keep their staging blocks there (128 KiB, twice in a fused walk that copies its
+// source rows first), not on the heap; default pthread and oneTBB stacks have it.
 using ParallelForFn = void (*)(void* context, size_t count,
                                void (*task)(void* task_context, size_t index),
                                void* task_context);

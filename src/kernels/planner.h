@@ -67,6 +67,7 @@ struct Tile {
   int64_t row_granule = 1;   // smallest row block a thread split may cut
   int64_t col_granule = 1;   // smallest column block a thread split may cut
 };
+
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
 // between those rows in the second buffer, or 0 where the tiles read the source in place.
 // Only in DRAM (`streaming`), for 1-byte elements, and where a block's row is at least four

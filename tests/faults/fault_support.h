@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/process.h"
+#include "support/sanitizers.h"
 
 namespace iotx::test {
 
@@ -47,20 +48,6 @@ std::vector<std::string> CompareInterrupted(const Tree& before, const Tree& done
                                             const Tree& now, bool allow_hidden);
 // CompareInterrupted's problems as indented lines, for a failure message.
 std::string JoinProblems(const std::vector<std::string>& problems);
-
-// True in a build under AddressSanitizer or ThreadSanitizer: a child's memory and time then
-// include the sanitizer's own.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-inline constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
-#else
-inline constexpr bool kSanitized = false;
-#endif
 
 // io_transposes.json with one spec: input "a", 2 x 3, transposed.
 inline constexpr const char* kSpecA =

@@ -3,6 +3,7 @@
 // every compiled target, and PlanOptions::max_threads below the arena's size.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
+#include <pthread.h>
 
 #include <random>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/kernel_test_util.h"
 #include "support/reference_transpose.h"
+#include "support/sanitizers.h"
 
 namespace iotx::test {
 namespace {
@@ -98,6 +100,38 @@ TEST_P(TwoThreadTargetTest, RandomPermutationsAboveTheParallelThreshold) {
     CheckCase(c);
     if (HasFatalFailure()) return;
   }
+}
+
+// plan.h and iotx.h promise that 384 KiB of stack is enough for a thread that executes by
+// itself or runs a caller's parallel-for task: the kernels keep their staging blocks there.
+// The walks with the largest blocks run on a thread with exactly that stack (they need about
+// 300 KiB here: 288 KiB overflowed; the rest is room for other compilers and flags): a fused plane
+// of bytes that copies its source rows first (two blocks, with cache-bypassing stores), a staged
+// 2-D plane and a staged fused plane of f32 (one block each, ordinary stores).
+TEST(StackTest, StagedWalksRunOnTheDocumentedStack) {
+  if (kSanitized) GTEST_SKIP() << "a sanitizer's frames are larger than the kernels' own";
+  std::vector<Case> cases(3);
+  cases[0].shape = {16, 16, 16, 16};
+  cases[0].perm = {3, 2, 1, 0};
+  cases[0].elem = 1;
+  cases[0].options.stores = PlanOptions::Stores::kStreaming;
+  cases[1].shape = {512, 1024};
+  cases[1].perm = {1, 0};
+  cases[1].options.stores = PlanOptions::Stores::kRegular;
+  cases[2].shape = {16, 16, 16, 16};
+  cases[2].perm = {3, 2, 1, 0};
+  cases[2].options.stores = PlanOptions::Stores::kRegular;
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, 384 * 1024), 0);
+  pthread_t thread;
+  const auto run = [](void* arg) -> void* {
+    for (const Case& c : *static_cast<std::vector<Case>*>(arg)) CheckCase(c);
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, run, &cases), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
 }
 
 std::string TargetParamName(const ::testing::TestParamInfo<int64_t>& info) {
