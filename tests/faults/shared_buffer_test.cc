@@ -142,10 +142,11 @@ TEST(SharedBufferTest, ApplyConvertsOneTensorAtATime) {
   const std::string data = Data();
   // The same apply on 4 and on 16 arrays of the buffer: what the process needs besides the
   // arrays (its libraries, the pipeline's buffers, the mapping) is the same in both, so the
-  // peak may not grow with the count; a copy per array would add 12 x 16 MiB. (With 2 arrays
-  // the pipeline's read-ahead buffer is never filled: 79 MiB against 95.) The peak itself
-  // measured 95 MiB, a bound of 6 arrays' worth that it met by about 70 KiB; any change of the
-  // process's own footprint crossed it.
+  // peak may not grow with the count; a copy per array would add 12 x 16 MiB. Whether the
+  // pipeline's read-ahead buffer fills depends on timing, so either run may hold one array
+  // more (79 or 95 MiB with 4 arrays, 95 with 16). The peak itself measured 95 MiB, against
+  // a bound of 6 arrays' worth that it met by about 70 KiB; any change of the process's own
+  // footprint crossed it.
   const auto peak_rss_kib = [&](int arrays, const fs::path& dir) -> long {
     fs::create_directories(dir);
     WriteFile(dir / "in.p", SharedBufferPickle(arrays, data));
@@ -164,7 +165,7 @@ TEST(SharedBufferTest, ApplyConvertsOneTensorAtATime) {
   // Under a sanitizer the RSS includes shadow memory and quarantined blocks, which grow with
   // the work done: the bound holds for an unsanitized build only.
   if (!kSanitized) {
-    EXPECT_LT(many - few, kArrayKib);
+    EXPECT_LT(many - few, 2 * kArrayKib);
     EXPECT_LT(many, 8 * kArrayKib);  // a few buffers' worth, far below one per array
   }
   const fs::path out = fs::path(temp.path()) / "many" / "out";
