@@ -13,6 +13,16 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
+constexpr int64_t kLine = 64;  // a cache line: the unit of the L1's sets and of the stages
+
+// The pitch of a stage whose rows hold `bytes` each: whole lines, an odd number of them, so
+// that consecutive rows spread over every L1 set instead of sharing a few.
+int64_t OddLinePitch(int64_t bytes) {
+  int64_t lines = CeilDiv(bytes, kLine);
+  if (lines % 2 == 0) ++lines;
+  return lines * kLine;
+}
+
 constexpr int64_t kTileWidths[] = {
 #define IOTX_TILE_WIDTH(bytes) bytes,
 #include "kernels/widths.inc"
@@ -139,9 +149,7 @@ void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Mac
   const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes);
   int64_t rows_fit = static_cast<int64_t>(std::sqrt(static_cast<double>(budget) / (2.0 * static_cast<double>(e))));
   rows_fit = std::clamp(rows_fit / tile.tile_rows * tile.tile_rows, tile.tile_rows, rows_cap);
-  int64_t lines = (rows_fit * e + 63) / 64 + 1;
-  if (lines % 2 == 0) ++lines;
-  tile.stage_pitch = lines * 64;
+  tile.stage_pitch = OddLinePitch(rows_fit * e + kLine);  // at least a line of slack
   const int64_t cols_cap = std::max(tile.tile_cols, cols / tile.tile_cols * tile.tile_cols);
   tile.block_cols = std::clamp(budget / tile.stage_pitch / tile.tile_cols * tile.tile_cols,
                                tile.tile_cols, cols_cap);
@@ -207,7 +215,6 @@ const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& ma
 }
 
 bool StrideAliases(int64_t stride, int64_t lines, const Machine& m) {
-  constexpr int64_t kLine = 64;
   // Rows that are not line-aligned start at every offset and spread over the sets.
   if (stride <= 0 || stride % kLine != 0) return false;
   const int64_t sets = std::max<int64_t>(1, m.l1d_bytes / (m.l1d_ways * kLine));
@@ -228,12 +235,10 @@ int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_r
   // i8 16^5 reversed 0.20 -> 0.19, 128^3 0.19 -> 0.17), nor for wider elements, whose tiles
   // load 32 rows or fewer: bf16 32x16^5 0.38 / 0.70 either way, bf16 64^5 0.28 / 0.61 ->
   // 0.30 / 0.55, f32 16^6 0.42 -> 0.35, f64 16^6 0.74 -> 0.60.
-  constexpr int64_t kLine = 64;
   const int64_t run = block_cols * elem_bytes;
   if (!streaming || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLine) return 0;
-  int64_t lines = (run + kLine - 1) / kLine;
-  if (lines % 2 == 0) ++lines;  // rows an odd number of lines apart spread over the L1's sets
-  return block_rows * lines * kLine <= kMaxStageBytes ? lines * kLine : 0;
+  const int64_t pitch = OddLinePitch(run);
+  return block_rows * pitch <= kMaxStageBytes ? pitch : 0;
 }
 
 Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine, bool streaming) {
