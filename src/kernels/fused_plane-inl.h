@@ -218,31 +218,31 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
   alignas(64) uint8_t stage[kMaxStageBytes];
   alignas(64) uint8_t source_stage[kSourceStaged ? kMaxStageBytes : kLineBytes];
   int64_t row_off[kMaxFusedStripRows];
-  // The tiles' source rows: the plane's own, or the source stage's.
-  int64_t staged_row_off[kSourceStaged ? kMaxFusedStripRows : 1];
   int64_t col_off[Shape::kCols];
   for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
-  if constexpr (kSourceStaged) {
-    for (size_t r = 0; r < strip_rows; ++r)
-      staged_row_off[r] = static_cast<int64_t>(r * source_pitch);
-  }
   for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
     const size_t n = std::min(strip_rows, rows_full - r0);
     FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
                  g.src_outer_row_stride, row_off);
     for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
       const size_t m = std::min(block_cols, cols_full - c0);
-      const uint8_t* tile_src = src + c0 * kElem;
-      const int64_t* tile_rows = row_off;
       if constexpr (kSourceStaged) {
-        CopySourceRows(tile_src, row_off, n, m * kElem, source_stage, source_pitch);
-        tile_src = source_stage;
-        tile_rows = staged_row_off;
-      }
-      for (size_t r = 0; r < n; r += Shape::kRows) {
-        for (size_t c = 0; c < m; c += Shape::kCols) {
-          TransposeTileLines<kElem, false, true, false, true>(
-              d, tile_src + c * kElem, 0, stage + c * pitch + r * kElem, 0, tile_rows + r, col_off);
+        // The copied rows are one stride apart: the tiles of a staged 2-D plane, no tables.
+        CopySourceRows(src + c0 * kElem, row_off, n, m * kElem, source_stage, source_pitch);
+        for (size_t r = 0; r < n; r += Shape::kRows) {
+          for (size_t c = 0; c < m; c += Shape::kCols) {
+            TransposeTileLines<kElem, false, false, false, true>(
+                d, source_stage + r * source_pitch + c * kElem, static_cast<int64_t>(source_pitch),
+                stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
+          }
+        }
+      } else {
+        for (size_t r = 0; r < n; r += Shape::kRows) {
+          for (size_t c = 0; c < m; c += Shape::kCols) {
+            TransposeTileLines<kElem, false, true, false, true>(d, src + (c0 + c) * kElem, 0,
+                                                                stage + c * pitch + r * kElem, 0,
+                                                                row_off + r, col_off);
+          }
         }
       }
       for (size_t j = 0; j < m; ++j) {
