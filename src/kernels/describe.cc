@@ -201,7 +201,7 @@ std::string Describe(const Plan& plan) {
     const bool staged_first =
         m.staged_streaming_bytes > 0 && m.staged_streaming_bytes < m.streaming_bytes;
     threshold = fmt::format(
-        "automatic streaming from {}{}; {}", Bytes(m.streaming_bytes),
+        "automatic streaming from {}{}{}; {}", Bytes(m.streaming_bytes),
         staged_first ? fmt::format(", from {} for plans that would stage 2- or 4-byte tiles "
                                    "on 64-byte vectors{}",
                                    Bytes(m.staged_streaming_bytes),
@@ -209,6 +209,11 @@ std::string Describe(const Plan& plan) {
                                        ? " (this one: it walks in place instead)"
                                        : "")
                      : "",
+        d.threads_hint == 1
+            ? fmt::format(", from {} for one thread's tiles and row copies{}",
+                          Bytes(m.streaming_bytes / 2),
+                          d.stores_reason == kernels::StoresReason::kOneThread ? " (this one)" : "")
+            : "",
         m.streaming_why);
   }
   s += fmt::format("stores:   {} (output {}; {})\n",

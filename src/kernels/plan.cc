@@ -104,7 +104,7 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   if (d.bytes == 0) return Ok();
 
   const kernels::StoresChoice stores =
-      kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine);
+      kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine, d.threads_hint);
   d.stores_reason = stores.reason;
   const bool streaming = stores.streaming;
   d.strategy = &kernels::ChooseStrategy(d.folded, d.machine, streaming);

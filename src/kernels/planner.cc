@@ -559,8 +559,23 @@ bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine) {
   return machine.vector_bytes >= 64 && (elem_bytes == 2 || elem_bytes == 4);
 }
 
+bool OneThreadStreamsEarly(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kTiles:
+    case Strategy::kStagedTiles:
+    case Strategy::kFusedTiles:
+    case Strategy::kRowCopy:
+      return true;
+    case Strategy::kCopy:
+    case Strategy::kInterleaveRows:
+    case Strategy::kDeinterleaveCols:
+      return false;
+  }
+  return false;
+}
+
 StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
-                             const Machine& machine) {
+                             const Machine& machine, int threads) {
   switch (stores) {
     case PlanOptions::Stores::kRegular:
       return {false, StoresReason::kForced};
@@ -575,6 +590,18 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
       StagedTilesMayStream(folded.elem_bytes, machine) &&
       ChooseStrategy(folded, machine, false).strategy == Strategy::kStagedTiles) {
     return {true, StoresReason::kWouldStage};
+  }
+  // One thread's permute with ordinary stores falls behind from about half the copy's
+  // threshold, where the copy's own regular and cache-bypassing runs are level (AMD EPYC Zen
+  // 5, 1 thread, 9-14 MiB outputs, ratio to memcpy in one process, regular / streaming: f32
+  // 1008x3008 0.59 / 0.87, bf16 1056x7008 0.31 / 0.86, i8 3008x4000 0.28 / 0.58, f64
+  // 1008x1760 0.58 / 1.14, c128 800x1000 0.59 / 1.07, f64 200x60x130 `2,1,0` (fused) 0.49 /
+  // 0.72, f32 96x128x256 `1,0,2` (row copy) 0.65 / 1.02). Two threads' ordinary stores hold
+  // on longer (f64 1008x1504 1.92 / 1.42, f32 1008x3008 1.69 / 1.42, 2-thread ratios to one
+  // thread's memcpy), so plans that may run on more threads keep the copy's threshold.
+  if (threads == 1 && machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes / 2 &&
+      OneThreadStreamsEarly(ChooseStrategy(folded, machine, false).strategy)) {
+    return {true, StoresReason::kOneThread};
   }
   return {false, StoresReason::kSmallOutput};
 }

@@ -130,6 +130,7 @@ enum class StoresReason {
   kForced,       // PlanOptions::stores asked for regular or streaming stores
   kLargeOutput,  // the output reaches machine.streaming_bytes
   kWouldStage,   // tiles that would be staged, from machine.staged_streaming_bytes
+  kOneThread,    // a one-thread permute that scatters its writes, from half streaming_bytes
   kSmallOutput,  // below the threshold that applies to the plan (or none calibrated): regular
 };
 struct StoresChoice {
@@ -143,9 +144,17 @@ bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine);
 
 // Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), from
 // machine.staged_streaming_bytes for a `folded` problem whose tiles would otherwise be staged
-// (kStagedTiles with ordinary stores) and StagedTilesMayStream, or as the options force.
+// (kStagedTiles with ordinary stores) and StagedTilesMayStream, from half streaming_bytes for
+// a plan of one thread (`threads`, the plan's thread hint) whose strategy
+// OneThreadStreamsEarly, or as the options force.
 StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
-                             const Machine& machine);
+                             const Machine& machine, int threads);
+
+// Strategies whose writes scatter over many destination rows (tiles, staged, fused, row
+// copies): on one thread their ordinary stores fall behind cache-bypassing ones a size step
+// before a copy's do (docs/performance.md, thirteenth look). A copy and the interleaving
+// strategies write a few sequential streams and keep the copy's threshold.
+bool OneThreadStreamsEarly(Strategy strategy);
 
 // The loop nest the per-target kernels run.
 Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,

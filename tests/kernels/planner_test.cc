@@ -24,6 +24,14 @@ Problem FoldedReversal(std::vector<int64_t> shape, size_t elem = 4) {
   return p.has_value() ? Fold(*p) : Problem{};
 }
 
+// The folded problem of `shape` permuted by `perm`; an empty one, after a failed expectation,
+// if MakeProblem refuses it.
+Problem Folded(std::vector<int64_t> shape, std::vector<int64_t> perm, size_t elem) {
+  auto p = MakeProblem(shape, perm, elem);
+  EXPECT_TRUE(p.has_value());
+  return p.has_value() ? Fold(*p) : Problem{};
+}
+
 TEST(MakeProblemTest, ListsDimsInDestinationOrderWithByteStrides) {
   // src [2,3,4] f32: strides 48, 16, 4 bytes. perm [2,0,1]: dst [4,2,3], strides 24, 12, 4.
   auto p = MakeProblem(std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{2, 0, 1}, 4);
@@ -517,19 +525,22 @@ constexpr std::pair kForcedStreaming{true, StoresReason::kForced};
 constexpr std::pair kLarge{true, StoresReason::kLargeOutput};
 constexpr std::pair kWouldStage{true, StoresReason::kWouldStage};
 constexpr std::pair kSmall{false, StoresReason::kSmallOutput};
+constexpr std::pair kOneThread{true, StoresReason::kOneThread};
 
 TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
   const Machine m = TestMachine();
   const Problem p = FoldedReversal({4096, 4096});
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kRegular, p, int64_t{1} << 40, m)),
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kRegular, p, int64_t{1} << 40, m, 2)),
             kForcedRegular);
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kStreaming, p, 64, m)), kForcedStreaming);
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes - 1, m)),
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kStreaming, p, 64, m, 2)),
+            kForcedStreaming);
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes - 1, m, 2)),
             kSmall);
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes, m)), kLarge);
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, m.streaming_bytes, m, 2)),
+            kLarge);
   Machine unasked = m;
   unasked.streaming_bytes = 0;
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, int64_t{1} << 40, unasked)),
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, int64_t{1} << 40, unasked, 2)),
             kSmall);
 }
 
@@ -541,7 +552,7 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   m.staged_streaming_bytes = 2 << 20;
   const auto stores = [&](std::vector<int64_t> shape, size_t elem) {
     const Problem p = FoldedReversal(shape, elem);
-    return Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m));
+    return Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m, 2));
   };
   ASSERT_EQ(ChooseStrategy(FoldedReversal({1024, 1024}), m, false).strategy,
             Strategy::kStagedTiles);
@@ -553,7 +564,7 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   EXPECT_EQ(stores({2048, 1024}, 2), kWouldStage);
   EXPECT_EQ(stores({4096, 4096}, 4), kLarge);  // 64 MiB: past the general threshold first
   EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kRegular, FoldedReversal({1024, 1024}),
-                                   4 << 20, m)),
+                                   4 << 20, m, 2)),
             kForcedRegular);
   // 32-byte vectors (AVX2): staged, 4- and 8-byte tiles alike.
   Machine avx2 = m;
@@ -564,14 +575,53 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   ASSERT_EQ(ChooseStrategy(f32, avx2, false).strategy, Strategy::kStagedTiles);
   ASSERT_EQ(ChooseStrategy(f64, avx2, false).strategy, Strategy::kStagedTiles);
   EXPECT_FALSE(StagedTilesMayStream(4, avx2));
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2)),
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2, 2)),
             kSmall);
-  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2)),
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2, 2)),
             kSmall);
   ASSERT_EQ(ChooseStrategy(f64, m, false).strategy, Strategy::kStagedTiles);
   EXPECT_EQ(stores({1024, 512}, 8), kSmall);  // 8-byte tiles on 64-byte vectors stay staged too
   m.staged_streaming_bytes = 0;  // not asked (outputs below twice the L2)
   EXPECT_EQ(stores({1024, 1024}, 4), kSmall);
+}
+
+// A plan for one thread whose writes scatter (tiles, staged, fused, row copies) streams from
+// half the copy's threshold; one for more threads, a copy and the interleaving strategies keep
+// the copy's threshold.
+TEST(ChooseStreamingTest, OneThreadsScatteredWritesStreamFromHalfTheThreshold) {
+  Machine m = TestMachine();
+  m.streaming_bytes = 16 << 20;
+  m.staged_streaming_bytes = m.streaming_bytes;  // only the one-thread rule below it
+  const auto stores = [&](const Problem& p, int threads) {
+    return Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m, threads));
+  };
+  const Problem tiles = FoldedReversal({1008, 3008});         // 11.6 MiB, rows in place
+  const Problem staged = FoldedReversal({1024, 2048});        // 8 MiB, staged
+  const Problem fused = FoldedReversal({200, 60, 130}, 8);    // 11.9 MiB
+  const Problem half_below = FoldedReversal({1024, 2047});    // 4 bytes short of 8 MiB
+  const Problem rows = Folded({96, 128, 256}, {1, 0, 2}, 4);  // 12 MiB of 1 KiB runs
+  const Problem copy = Folded({12 << 20}, {0}, 1);
+  const Problem interleave = Folded({24, 3, 224, 224}, {0, 2, 3, 1}, 4);  // 13.8 MiB
+  ASSERT_EQ(ChooseStrategy(tiles, m, false).strategy, Strategy::kTiles);
+  ASSERT_EQ(ChooseStrategy(staged, m, false).strategy, Strategy::kStagedTiles);
+  ASSERT_EQ(ChooseStrategy(fused, m, false).strategy, Strategy::kFusedTiles);
+  ASSERT_EQ(ChooseStrategy(rows, m, false).strategy, Strategy::kRowCopy);
+  ASSERT_EQ(ChooseStrategy(copy, m, false).strategy, Strategy::kCopy);
+  ASSERT_EQ(ChooseStrategy(interleave, m, false).strategy, Strategy::kInterleaveRows);
+  for (const Problem* p : {&tiles, &staged, &fused, &rows}) {
+    EXPECT_EQ(stores(*p, 1), kOneThread);
+    EXPECT_EQ(stores(*p, 2), kSmall);
+    EXPECT_EQ(stores(*p, 0), kSmall);  // no hint: not known to be one thread
+  }
+  EXPECT_EQ(stores(half_below, 1), kSmall);
+  EXPECT_EQ(stores(copy, 1), kSmall);
+  EXPECT_EQ(stores(interleave, 1), kSmall);
+  EXPECT_EQ(stores(FoldedReversal({2048, 2048}), 1), kLarge);  // 16 MiB: the copy's threshold
+  EXPECT_EQ(
+      Stores(ChooseStreaming(PlanOptions::Stores::kRegular, tiles, ProblemBytes(tiles), m, 1)),
+      kForcedRegular);
+  m.streaming_bytes = 0;  // not asked (outputs below twice the L2)
+  EXPECT_EQ(stores(tiles, 1), kSmall);
 }
 
 TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
