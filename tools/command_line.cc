@@ -378,8 +378,9 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
       ->check(AtLeast(0, /*min_exclusive=*/false))
       ->capture_default_str();
   cmd->add_option("--stores", args->stores,
-                  "auto (streaming for large outputs, and for staged ones where calibrated "
-                  "faster), regular or streaming, e.g. streaming")
+                  "auto (streaming for large outputs, for staged ones where calibrated "
+                  "faster, and from half the size for one thread's tiles), regular or "
+                  "streaming, e.g. streaming")
       ->check(CLI::IsMember({"auto", "regular", "streaming"}))
       ->capture_default_str();
   cmd->add_option("--device", args->device,
