@@ -139,7 +139,16 @@ std::string Describe(const Plan& plan) {
             in_walk ? "in the walk on the same offsets (masked loads and stores)"
                     : "at the fused plane's ends through the edge path");
       }
-      if (n.stage_pitch == 0) {
+      if (n.stage_pitch == 0 && n.band_group > 1) {
+        s += fmt::format(
+            "walk:     strips of {} rows, with cache-bypassing stores (whole aligned lines) "
+            "{} bands of {} columns at a time: each row of tiles reads {} B of each of its {} "
+            "source rows before the next row, and the strip's {} rows complete {} B runs per "
+            "destination row (runs this short: bands walked one by one read one vector per "
+            "row and band, more streams than the hardware prefetcher follows)\n",
+            n.strip_rows, n.band_group, d.tile.tile_cols, n.band_group * n.vector_bytes,
+            d.tile.tile_rows, n.strip_rows, n.strip_rows * e);
+      } else if (n.stage_pitch == 0) {
         s += fmt::format(
             "walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
             "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "

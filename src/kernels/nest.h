@@ -79,6 +79,9 @@ struct Nest {
   int64_t source_pitch = 0;
   // kTiles and kStagedTiles: the tile's source rows alias in L1 (Tile::src_rows_alias).
   bool src_rows_alias = false;
+  // kTiles with cache-bypassing stores: bands walked `band_group` at a time, each row of tiles
+  // crossing all of them (Tile::band_group, GroupedBands); 1: band by band.
+  int64_t band_group = 1;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
   // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
   // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride

@@ -59,6 +59,9 @@ struct Tile {
   // (StrideAliases): its tiles then load whole rows (GathersTileRows) and a band walk fetches
   // the next band's lines into L2 rather than L1.
   bool src_rows_alias = false;
+  // kTiles with cache-bypassing stores: bands walked this many at a time (GroupedBands), each
+  // row of tiles crossing all of them before the next; 1: band by band.
+  int64_t band_group = 1;
   // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;
@@ -155,6 +158,12 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
 // before a copy's do (docs/performance.md, thirteenth look). A copy and the interleaving
 // strategies write a few sequential streams and keep the copy's threshold.
 bool OneThreadStreamsEarly(Strategy strategy);
+
+// Bands a kTiles walk with cache-bypassing stores takes at a time (Tile::band_group) for
+// `elem_bytes` elements in tiles of `tile_rows` rows, strips of `strip_rows` rows and vectors
+// of `vector_bytes`; 1 where the band-by-band walk stays.
+int64_t GroupedBands(int64_t elem_bytes, int64_t tile_rows, int64_t strip_rows,
+                     int64_t vector_bytes);
 
 // The loop nest the per-target kernels run.
 Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,

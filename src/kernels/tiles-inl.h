@@ -26,7 +26,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
 HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds, size_t rows,
-                           size_t cols, size_t, bool, bool) {
+                           size_t cols, size_t, bool, bool, size_t) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
@@ -86,6 +86,29 @@ HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
   }
 }
 
+// Full tiles as TileBands walks them, with cache-bypassing stores, but `group` bands at a time
+// (Nest::band_group, GroupedBands in planner.cc): each row of tiles crosses the group's bands,
+// reading group vectors of each of its source rows at once, before the next row of tiles.
+template <size_t kElem, bool kSrcAlias, class D>
+HWY_INLINE void TileBandGroups(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                               uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                               size_t cols, size_t group) {
+  using Shape = TileShape<kElem, D>;
+  const size_t group_cols = group * Shape::kCols;
+  for (size_t c0 = 0; c0 < cols; c0 += group_cols) {
+    const size_t c_end = std::min(cols, c0 + group_cols);
+    for (size_t r = 0; r < rows; r += Shape::kRows) {
+      const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
+      uint8_t* t = dst + r * kElem;
+      for (size_t c = c0; c < c_end; c += Shape::kCols) {
+        TransposeTile<kElem, true, false, kSrcAlias>(d, s + c * kElem, src_row_stride,
+                                                     t + static_cast<int64_t>(c) * dst_row_stride,
+                                                     dst_row_stride);
+      }
+    }
+  }
+}
+
 // The parts of a plane outside its full tiles: columns [cols_full, cols) of rows [0,
 // rows_full), and rows [rows_full, rows) of every column.
 template <size_t kElem, class D>
@@ -122,14 +145,16 @@ HWY_NOINLINE void PlaneEdges(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
   }
 }
 
-// Strategy::kTiles on one plane: strips of `strip_rows` rows, each walked by TileBands.
+// Strategy::kTiles on one plane: strips of `strip_rows` rows, each walked by TileBands (or,
+// with cache-bypassing stores and band_group > 1, by TileBandGroups).
 // Cache-bypassing stores need every destination line whole and aligned: the tiles write
 // whole lines (kRows * kElem = 64 bytes per row) at dst + c * stride + r * kElem, aligned
 // when dst and the stride are; otherwise the plane uses ordinary stores.
 template <size_t kElem, class D>
 HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                            uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                           size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias) {
+                           size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
+                           size_t band_group) {
   using Shape = TileShape<kElem, D>;
   const bool stream = streaming && reinterpret_cast<uintptr_t>(dst) % kLineBytes == 0 &&
                       dst_row_stride % kLineBytes == 0;
@@ -143,7 +168,15 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
     const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
     uint8_t* t = dst + r * kElem;
     const size_t n = std::min(strip_rows, rows_full - r);
-    if (stream) {
+    if (stream && band_group > 1) {
+      if (src_rows_alias) {
+        TileBandGroups<kElem, true>(d, s, src_row_stride, t, dst_row_stride, n, cols_full,
+                                    band_group);
+      } else {
+        TileBandGroups<kElem, false>(d, s, src_row_stride, t, dst_row_stride, n, cols_full,
+                                     band_group);
+      }
+    } else if (stream) {
       if (src_rows_alias) {
         TileBands<kElem, true, true>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
       } else {

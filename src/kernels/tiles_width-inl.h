@@ -42,6 +42,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const int64_t ss = nest.src_row_stride;
   const int64_t ds = nest.dst_row_stride;
   const auto strip_rows = static_cast<size_t>(nest.strip_rows);
+  const auto band_group = static_cast<size_t>(nest.band_group);
   const auto block_cols = static_cast<size_t>(nest.block_cols);
   const auto pitch = static_cast<size_t>(nest.stage_pitch);
   const auto source_pitch = static_cast<size_t>(nest.source_pitch);
@@ -53,7 +54,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
       const auto r = static_cast<size_t>(rows);
       const auto c = static_cast<size_t>(cols);
       if constexpr (kStrategy == Strategy::kTiles) {
-        TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming, src_alias);
+        TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming, src_alias, band_group);
       } else if constexpr (kStrategy == Strategy::kStagedTiles) {
         StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias);
       } else if constexpr (kStrategy == Strategy::kFusedTiles) {

@@ -381,6 +381,40 @@ TEST(ChooseTileTest, CopiesFusedSourceRowsFirstOnlyForBytesInDram) {
   EXPECT_EQ(short_runs.source_pitch, 0);
 }
 
+TEST(GroupedBandsTest, ShortRunsOfNarrowTilesInGroupsWithinTheBlock) {
+  // f32 (16-row tiles) on 64-byte vectors: 1 KiB of each source row (16 bands) while the
+  // block of strip rows x group vectors stays within 64 KiB; not for runs over 512 B.
+  EXPECT_EQ(GroupedBands(4, 16, 16, 64), 16);
+  EXPECT_EQ(GroupedBands(4, 16, 64, 64), 16);  // 64 x 1 KiB = 64 KiB
+  EXPECT_EQ(GroupedBands(4, 16, 128, 64), 8);  // 512 B runs: 8 bands
+  EXPECT_EQ(GroupedBands(4, 16, 256, 64), 1);  // 1 KiB runs: band by band
+  EXPECT_EQ(GroupedBands(8, 8, 32, 64), 16);
+  EXPECT_EQ(GroupedBands(8, 8, 128, 64), 1);
+  EXPECT_EQ(GroupedBands(4, 16, 64, 32), 32);  // 32-byte vectors: 1 KiB is 32 of them
+  // 2- and 1-byte tiles read 32 and 64 rows at once: never grouped.
+  EXPECT_EQ(GroupedBands(2, 32, 64, 64), 1);
+  EXPECT_EQ(GroupedBands(1, 64, 64, 64), 1);
+}
+
+TEST(ChooseTileTest, GroupsBandsOfShortStripsOnlyWithCacheBypassingStores) {
+  const Machine m = TestMachine();
+  // f32 32x64x64x128 `0,2,3,1` (suite d2): planes of 64 rows, 256 B destination runs.
+  const Problem d2 = Folded({32, 64, 64, 128}, {0, 2, 3, 1}, 4);
+  ASSERT_EQ(ChooseStrategy(d2, m, true).strategy, Strategy::kTiles);
+  const Tile dram = ChooseTile(d2, Strategy::kTiles, m, true);
+  EXPECT_EQ(dram.strip_rows, 64);
+  EXPECT_EQ(dram.band_group, 16);
+  EXPECT_EQ(ChooseTile(d2, Strategy::kTiles, m, false).band_group, 1);
+  // Strips of 384 rows (8192^2) keep the band walk; so do bf16 tiles of the same layout.
+  EXPECT_EQ(ChooseTile(FoldedReversal({8192, 8192}), Strategy::kTiles, m, true).band_group, 1);
+  EXPECT_EQ(
+      ChooseTile(Folded({32, 64, 64, 128}, {0, 2, 3, 1}, 2), Strategy::kTiles, m, true).band_group,
+      1);
+  // The nest carries it to the kernel.
+  const DriverSplit split = SplitDriver(d2, dram, FindPartitionUnit(d2, 32, 128), 1, 1);
+  EXPECT_EQ(BuildNest(d2, Strategy::kTiles, dram, split, true).band_group, 16);
+}
+
 TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
   EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7

@@ -69,6 +69,34 @@ TEST_P(WidthTest, TilesWalkedInBands) {
   Check({67, 129}, {1, 0});
 }
 
+// Planes of few rows in DRAM walk several bands at a time (Nest::band_group) with
+// cache-bypassing stores, for the widths whose tiles have at most 16 rows: rows of 64 and 16,
+// a last group of fewer bands, and columns past the last whole tile.
+TEST_P(WidthTest, BandsInGroups) {
+  const size_t width = GetParam().width;
+  const int64_t band = kernels::ChosenVectorBytes() / static_cast<int64_t>(width);
+  for (const auto& [shape, perm] :
+       std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{3, 64, 16 * band + 3 * band + 5}, {0, 2, 1}},
+           {{2, 16, 40 * band}, {0, 2, 1}},
+       }) {
+    PlanOptions streaming;
+    streaming.stores = PlanOptions::Stores::kStreaming;
+    auto plan = MakePlan(shape, perm, width, streaming);
+    ASSERT_TRUE(plan.has_value());
+    const std::string text = iotx::Describe(**plan);
+    const bool grouped = text.find("bands of") != std::string::npos;
+    if (width >= 4 && kernels::ChosenVectorBytes() >= 32 &&
+        shape[1] * static_cast<int64_t>(width) <= 512) {
+      EXPECT_TRUE(grouped) << "width " << width << "\n" << text;
+    } else if (width <= 2) {
+      EXPECT_FALSE(grouped) << "width " << width << "\n" << text;
+    }
+    Check(shape, perm);
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST_P(WidthTest, StagedTilesForAliasingStrides) {
   // Rows 4 KiB apart alias in L1: the staged walk (on targets whose vectors fill the plane).
   const auto n = static_cast<int64_t>(4096 / GetParam().width);
