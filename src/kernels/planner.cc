@@ -337,7 +337,9 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
                                                    tile.tile_rows * tile.tile_rows);
     tile.strip_rows = std::min(tile.strip_rows, RoundUp(plane_rows, tile.tile_rows));
     if (tile.fused) tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
-    if (strategy == Strategy::kTiles && streaming) {
+    // Only where whole aligned lines can bypass the cache (TilesPlane): destination rows a
+    // whole number of lines apart.
+    if (strategy == Strategy::kTiles && streaming && cols.dst_stride % kLine == 0) {
       tile.band_group = GroupedBands(e, tile.tile_rows, tile.strip_rows, tile.vector_bytes);
     }
   } else {

@@ -410,6 +410,12 @@ TEST(ChooseTileTest, GroupsBandsOfShortStripsOnlyWithCacheBypassingStores) {
   EXPECT_EQ(
       ChooseTile(Folded({32, 64, 64, 128}, {0, 2, 3, 1}, 2), Strategy::kTiles, m, true).band_group,
       1);
+  // Destination rows not a whole number of lines apart keep ordinary stores, and the band walk
+  // (f64 58 x 173250: 464 B apart).
+  const Problem unaligned = FoldedReversal({58, 173250}, 8);
+  ASSERT_EQ(ChooseStrategy(unaligned, m, true).strategy, Strategy::kTiles);
+  EXPECT_EQ(ChooseTile(unaligned, Strategy::kTiles, m, true).band_group, 1);
+  EXPECT_EQ(ChooseTile(FoldedReversal({64, 173248}, 8), Strategy::kTiles, m, true).band_group, 16);
   // The nest carries it to the kernel.
   const DriverSplit split = SplitDriver(d2, dram, FindPartitionUnit(d2, 32, 128), 1, 1);
   EXPECT_EQ(BuildNest(d2, Strategy::kTiles, dram, split, true).band_group, 16);
