@@ -220,7 +220,7 @@ std::string Describe(const Plan& plan) {
                      : "",
         d.threads_hint == 1
             ? fmt::format(", from {} for one thread's tiles and row copies{}",
-                          Bytes(m.streaming_bytes / 2),
+                          Bytes(kernels::OneThreadStreamingBytes(m)),
                           d.stores_reason == kernels::StoresReason::kOneThread ? " (this one)" : "")
             : "",
         m.streaming_why);

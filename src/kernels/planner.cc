@@ -612,6 +612,8 @@ bool OneThreadStreamsEarly(Strategy strategy) {
   return false;
 }
 
+int64_t OneThreadStreamingBytes(const Machine& machine) { return machine.streaming_bytes / 2; }
+
 StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
                              const Machine& machine, int threads) {
   switch (stores) {
@@ -637,7 +639,8 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // 0.72, f32 96x128x256 `1,0,2` (row copy) 0.65 / 1.02). Two threads' ordinary stores hold
   // on longer (f64 1008x1504 1.92 / 1.42, f32 1008x3008 1.69 / 1.42, 2-thread ratios to one
   // thread's memcpy), so plans that may run on more threads keep the copy's threshold.
-  if (threads == 1 && machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes / 2 &&
+  if (threads == 1 && OneThreadStreamingBytes(machine) > 0 &&
+      bytes >= OneThreadStreamingBytes(machine) &&
       OneThreadStreamsEarly(ChooseStrategy(folded, machine, false).strategy)) {
     return {true, StoresReason::kOneThread};
   }

@@ -159,6 +159,10 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
 // strategies write a few sequential streams and keep the copy's threshold.
 bool OneThreadStreamsEarly(Strategy strategy);
 
+// The output size from which a one-thread plan whose strategy OneThreadStreamsEarly takes
+// cache-bypassing stores: half machine.streaming_bytes (0: none calibrated).
+int64_t OneThreadStreamingBytes(const Machine& machine);
+
 // Bands a kTiles walk with cache-bypassing stores takes at a time (Tile::band_group) for
 // `elem_bytes` elements in tiles of `tile_rows` rows, strips of `strip_rows` rows and vectors
 // of `vector_bytes`; 1 where the band-by-band walk stays.
