@@ -65,10 +65,13 @@ HWY_INLINE void RunLoops(const Nest& nest, const ItemExtents& ext, const uint8_t
   }
 }
 
-// Calls item(src, dst, extents) for items [begin, end) of the driver.
+// Calls item(src, dst, extents) for items [begin, end) of the driver. `row_shift`
+// (Blocked::kRows only) moves every boundary between row blocks that many rows later: the
+// first block grows by it, the last shrinks (RunTiles sets it so that the blocks after the
+// first start on a destination line, LineRowShift).
 template <class Item>
 HWY_INLINE void ForEachItem(const Nest& nest, const uint8_t* src, uint8_t* dst, int64_t begin,
-                            int64_t end, const Item& item) {
+                            int64_t end, int64_t row_shift, const Item& item) {
   ItemExtents ext;
   ext.rows = nest.rows;
   ext.cols = nest.cols;
@@ -88,8 +91,23 @@ HWY_INLINE void ForEachItem(const Nest& nest, const uint8_t* src, uint8_t* dst, 
   }
   const int last = nest.driver_rank - 1;
   for (int64_t it = begin; it < end; ++it) {
+    int64_t shift_src = 0, shift_dst = 0;  // where a shifted row block starts, past its own
+    bool empty = false;                    // a last row block the shift left no row
     if (nest.blocked != Blocked::kNone) {
-      const int64_t extent = std::min(nest.block, nest.blocked_full - idx[last] * nest.block);
+      int64_t extent = std::min(nest.block, nest.blocked_full - idx[last] * nest.block);
+      if (row_shift != 0) {
+        const int64_t start = idx[last] * nest.block;
+        const int64_t first = start == 0 ? 0 : std::min(nest.blocked_full, start + row_shift);
+        const int64_t past = idx[last] + 1 == nest.driver[static_cast<size_t>(last)].n
+                                 ? nest.blocked_full
+                                 : std::min(nest.blocked_full, start + nest.block + row_shift);
+        extent = past - first;
+        empty = extent == 0;
+        shift_src =
+            (first - start) * (nest.driver[static_cast<size_t>(last)].src_stride / nest.block);
+        shift_dst =
+            (first - start) * (nest.driver[static_cast<size_t>(last)].dst_stride / nest.block);
+      }
       switch (nest.blocked) {
         case Blocked::kRows: ext.rows = extent; break;
         case Blocked::kCols: ext.cols = extent; break;
@@ -101,7 +119,7 @@ HWY_INLINE void ForEachItem(const Nest& nest, const uint8_t* src, uint8_t* dst, 
     if (nest.row_block_loop >= 0) {
       ext.loop_n[nest.row_block_loop] = (ext.rows + nest.row_block - 1) / nest.row_block;
     }
-    item(src + src_off, dst + dst_off, ext);
+    if (!empty) item(src + src_off + shift_src, dst + dst_off + shift_dst, ext);
     for (int k = last; k >= 0; --k) {
       const LoopDim& d = nest.driver[static_cast<size_t>(k)];
       src_off += d.src_stride;
@@ -112,6 +130,12 @@ HWY_INLINE void ForEachItem(const Nest& nest, const uint8_t* src, uint8_t* dst, 
       idx[k] = 0;
     }
   }
+}
+
+template <class Item>
+HWY_INLINE void ForEachItem(const Nest& nest, const uint8_t* src, uint8_t* dst, int64_t begin,
+                            int64_t end, const Item& item) {
+  ForEachItem(nest, src, dst, begin, end, 0, item);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -25,7 +25,8 @@ std::string Describe(const Case& c) {
   return "shape " + ToString(c.shape) + " perm " + ToString(c.perm) + " elem " +
          std::to_string(c.elem) + " stores " + stores + " src+" + std::to_string(c.src_offset) +
          " dst+" + std::to_string(c.dst_offset) + " threads " + std::to_string(c.threads) +
-         " max_threads " + std::to_string(c.options.max_threads);
+         " max_threads " + std::to_string(c.options.max_threads) +
+         (c.range_bytes > 0 ? " ranges of " + std::to_string(c.range_bytes) : "");
 }
 
 void CheckCase(const Case& c) {
@@ -53,7 +54,15 @@ void CheckCase(const Case& c) {
 
   Status status;
   tbb::task_arena arena(c.threads);
-  arena.execute([&] { status = Execute(**plan, src, dst); });
+  arena.execute([&] {
+    if (c.range_bytes == 0) {
+      status = Execute(**plan, src, dst);
+      return;
+    }
+    for (size_t at = 0; at < bytes && status.has_value(); at += c.range_bytes) {
+      status = ExecuteRange(**plan, src, dst + at, at, std::min(c.range_bytes, bytes - at));
+    }
+  });
   ASSERT_TRUE(status.has_value()) << status.error().ToString();
 
   if (bytes > 0) {

@@ -22,6 +22,9 @@ struct Case {
   size_t src_offset = 0;  // bytes the source starts past an aligned allocation
   size_t dst_offset = 0;
   int threads = 1;        // size of the oneTBB arena Execute runs in
+  // > 0: the output made by ExecuteRange calls of this many bytes each (the last shorter),
+  // each into its place in the destination, instead of one Execute.
+  size_t range_bytes = 0;
   uint64_t seed = 1;
 };
 

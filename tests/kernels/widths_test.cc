@@ -106,6 +106,43 @@ TEST_P(WidthTest, BandsInGroups) {
   }
 }
 
+// Destinations that start part-way into a line (as `iotx apply`'s buffers at a file offset's
+// phase do), with cache-bypassing stores: each plane's first rows up to a line boundary are
+// peeled as an edge (TilesPlane), and the row blocks of a range's plan (one partition tile:
+// the planner cuts source rows) move their boundaries onto lines (LineRowShift), whole and in
+// ranges, at offsets that are multiples of the width and ones that are not (ordinary stores).
+TEST_P(WidthTest, DestinationsPartWayIntoALine) {
+  const size_t width = GetParam().width;
+  const auto rows_per_line = static_cast<int64_t>(64 / width);
+  std::vector<size_t> offsets = {width, 64 - width, 40 / width * width};
+  if (width > 1) offsets.push_back(width + 1);
+  for (const auto& [shape, perm] : Layouts{
+           {{24 * rows_per_line, 4096 / static_cast<int64_t>(width) + 5}, {1, 0}},
+           {{1024, 2048 / static_cast<int64_t>(width) + 3}, {1, 0}},
+           {{3, 17 * rows_per_line, 1024 / static_cast<int64_t>(width) + 3}, {0, 2, 1}},
+       }) {
+    size_t bytes = width;
+    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
+    for (size_t offset : offsets) {
+      for (size_t range_bytes : {size_t{0}, bytes, bytes / 3 + 1}) {
+        for (int threads : {1, 2}) {
+          Case c;
+          c.shape = shape;
+          c.perm = perm;
+          c.elem = width;
+          c.options.stores = PlanOptions::Stores::kStreaming;
+          c.threads = threads;
+          c.dst_offset = offset;
+          c.range_bytes = range_bytes;
+          c.seed = width * 7 + offset;
+          CheckCase(c);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(WidthTest, StagedTilesForAliasingStrides) {
   // Rows 4 KiB apart alias in L1: the staged walk (on targets whose vectors fill the plane).
   const auto n = static_cast<int64_t>(4096 / GetParam().width);
