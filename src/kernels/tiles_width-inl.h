@@ -32,15 +32,15 @@ HWY_BEFORE_NAMESPACE();
 namespace iotx::kernels {
 namespace HWY_NAMESPACE {
 
-// kTiles with cache-bypassing stores into a destination that starts part-way into a line (a
-// tensor at its file offset's phase in `iotx apply`'s buffers, a caller's buffer at an
-// offset): the rows by which to move the boundaries between row blocks so that every block
-// but the first starts on a line. TilesPlane peels the rows up to the first line boundary of
-// every plane it is given as an edge, and blocks cut at the unshifted boundaries would each
-// peel some and leave a partial line to the next (written by both, with ordinary stores):
-// bf16 4096^2 `1,0` in 16 MiB ranges (six row blocks each) ran at 0.75x of the aligned
-// destination's speed that way. 0 where every block starts aligned already, or where planes
-// of one block start at different phases (TilesPlane then peels each).
+// kTiles and kDeinterleaveCols with cache-bypassing stores into a destination that starts
+// part-way into a line (a tensor at its file offset's phase in `iotx apply`'s buffers, a
+// caller's buffer at an offset): the rows by which to move the boundaries between row blocks
+// so that every block but the first starts on a line. Their planes peel the rows up to the
+// first line boundary as an edge (TilesPlane, DeinterleavePlane), and blocks cut at the
+// unshifted boundaries would each peel some and leave a partial line to the next (written by
+// both, with ordinary stores): bf16 4096^2 `1,0` in 16 MiB ranges (six row blocks each) ran
+// at 0.75x of the aligned destination's speed that way. 0 where every block starts aligned
+// already, or where planes of one block start at different phases (each plane then peels).
 template <size_t kElem>
 int64_t LineRowShift(const Nest& nest, const uint8_t* dst) {
   constexpr int64_t kLineRows = static_cast<int64_t>(kLineBytes / kElem);
@@ -77,7 +77,10 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const FusedGeometry fused{nest.rows_inner, ss, nest.src_outer_row_stride,
                             nest.cols_inner, ds, nest.dst_outer_col_stride};
   [[maybe_unused]] std::conditional_t<kStrategy == Strategy::kFusedTiles, FusedTables, char> tables;
-  const int64_t row_shift = kStrategy == Strategy::kTiles ? LineRowShift<kElem>(nest, dst) : 0;
+  const int64_t row_shift =
+      kStrategy == Strategy::kTiles || kStrategy == Strategy::kDeinterleaveCols
+          ? LineRowShift<kElem>(nest, dst)
+          : 0;
   ForEachItem(
       nest, src, dst, begin, end, row_shift,
       [&](const uint8_t* s, uint8_t* t, const ItemExtents& ext) {
