@@ -113,7 +113,9 @@ void RegisterCase(const BenchCase& c, int threads, size_t max_bytes) {
 // One 2-D transpose per element width of src/kernels/widths.inc (the list is expanded here,
 // so a width added there is benchmarked here), next to memcpy of the same bytes: a
 // cache-resident one (2 MiB) and a DRAM-sized one (64 MiB), with sides that are not a power
-// of two apart. Names: width/<impl>/w<bytes>_<MiB>MiB/threads:<n>.
+// of two apart; iotx_dst16 writes the same transpose 16 bytes into a line, where numpy's
+// large arrays start and `iotx apply` puts a safetensors tensor at its file offset's phase.
+// Names: width/<impl>/w<bytes>_<MiB>MiB/threads:<n>.
 void RegisterWidthBenchmarks(const std::vector<int>& thread_counts) {
   const int64_t widths[] = {
 #define IOTX_TILE_WIDTH(bytes) bytes,
@@ -128,14 +130,21 @@ void RegisterWidthBenchmarks(const std::vector<int>& thread_counts) {
       const auto bytes = static_cast<size_t>(rows * cols * w);
       for (int threads : thread_counts) {
         const std::string suffix = fmt::format("w{}_{}MiB/threads:{}", w, mib, threads);
-        benchmark::RegisterBenchmark(("width/iotx/" + suffix).c_str(), [=](benchmark::State& state) {
-          PlanOptions options;
-          options.max_threads = threads;
-          auto plan = MakePlan(shape, perm, static_cast<size_t>(w), options);
-          if (!plan) return state.SkipWithError(plan.error().ToString().c_str());
-          Buffers& b = SharedBuffers(bytes);
-          Measure(state, threads, bytes, [&] { (void)Execute(**plan, b.src->data(), b.dst->data()); });
-        })->UseRealTime();
+        for (size_t dst_offset : {size_t{0}, size_t{16}}) {
+          const std::string impl = dst_offset == 0 ? "iotx" : "iotx_dst16";
+          benchmark::RegisterBenchmark(
+              ("width/" + impl + "/" + suffix).c_str(),
+              [=](benchmark::State& state) {
+                PlanOptions options;
+                options.max_threads = threads;
+                auto plan = MakePlan(shape, perm, static_cast<size_t>(w), options);
+                if (!plan) return state.SkipWithError(plan.error().ToString().c_str());
+                Buffers& b = SharedBuffers(bytes + dst_offset);
+                std::byte* dst = b.dst->data() + dst_offset;
+                Measure(state, threads, bytes, [&] { (void)Execute(**plan, b.src->data(), dst); });
+              })
+              ->UseRealTime();
+        }
         benchmark::RegisterBenchmark(("width/memcpy/" + suffix).c_str(), [=](benchmark::State& state) {
           Buffers& b = SharedBuffers(bytes);
           Measure(state, threads, bytes,
