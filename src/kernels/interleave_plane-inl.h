@@ -106,7 +106,28 @@ template <size_t kElem, class D>
 HWY_INLINE void InterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                 uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                                 size_t cols, bool streaming) {
-  size_t c = InterleaveRows<kElem>(d, src, src_row_stride, dst, rows, cols, streaming);
+  // With cache-bypassing stores into a destination part-way into a line, the first columns up
+  // to where a column starts on a line boundary (if one does within a vector) go as an edge,
+  // so that every buffered chunk InterleaveRows streams out is whole lines: a chunk cut at the
+  // line's phase left a partial line at each end, written with ordinary stores (f32
+  // 32x3x224x224 `0,2,3,1` 16 bytes in: 0.82x the aligned destination's speed).
+  size_t first = 0;
+  const size_t misalign = reinterpret_cast<uintptr_t>(dst) % kLineBytes;
+  if (streaming && misalign != 0) {
+    const size_t column_bytes = rows * kElem;
+    for (size_t k = 1; k < hn::Lanes(d) && k < cols; ++k) {
+      if ((misalign + k * column_bytes) % kLineBytes == 0) {
+        first = k;
+        break;
+      }
+    }
+    if (first > 0) {
+      EdgeTile<kElem>(d, src, src_row_stride, dst, dst_row_stride, rows, first);
+    }
+  }
+  size_t c = first + InterleaveRows<kElem>(d, src + first * kElem, src_row_stride,
+                                           dst + static_cast<int64_t>(first) * dst_row_stride, rows,
+                                           cols - first, streaming);
   for (; c < cols; c += TileShape<kElem, D>::kCols) {
     EdgeTile<kElem>(d, src + c * kElem, src_row_stride,
                     dst + static_cast<int64_t>(c) * dst_row_stride, dst_row_stride, rows,

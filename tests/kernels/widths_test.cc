@@ -108,10 +108,10 @@ TEST_P(WidthTest, BandsInGroups) {
 
 // Destinations that start part-way into a line (as `iotx apply`'s buffers at a file offset's
 // phase do), with cache-bypassing stores: each plane's first rows up to a line boundary are
-// peeled as an edge (TilesPlane, DeinterleavePlane), and the row blocks of a range's plan (one
-// partition tile: the planner cuts source rows) move their boundaries onto lines
-// (LineRowShift), whole and in ranges, at offsets that are multiples of the width and ones
-// that are not (ordinary stores).
+// peeled as an edge (TilesPlane, DeinterleavePlane; InterleavePlane peels columns up to one
+// that starts on a line), and the row blocks of a range's plan (one partition tile: the
+// planner cuts source rows) move their boundaries onto lines (LineRowShift), whole and in
+// ranges, at offsets that are multiples of the width and ones that are not (ordinary stores).
 TEST_P(WidthTest, DestinationsPartWayIntoALine) {
   const size_t width = GetParam().width;
   const auto rows_per_line = static_cast<int64_t>(64 / width);
@@ -122,6 +122,8 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
            {{1024, 2048 / static_cast<int64_t>(width) + 3}, {1, 0}},
            {{3, 17 * rows_per_line, 1024 / static_cast<int64_t>(width) + 3}, {0, 2, 1}},
            {{rows_per_line * ((1 << 13) + 3), 3}, {1, 0}},  // deinterleave-cols
+           {{3, rows_per_line * ((1 << 12) + 3)}, {1, 0}},  // interleave-rows
+           {{4, rows_per_line * (1 << 12) + 5}, {1, 0}},
        }) {
     size_t bytes = width;
     for (int64_t n : shape) bytes *= static_cast<size_t>(n);
