@@ -23,6 +23,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // A cache line, the unit the streaming stores complete (64 bytes on every x86 CPU).
 inline constexpr int64_t kLineBytes = 64;
 
+// Elements of kElem bytes from `p` up to its line's end: the rows a walk peels so that the
+// rest of a destination starting at `p` is whole lines. 0 when `p` starts a line, or when no
+// whole number of elements reaches the boundary (`p` is not a multiple of kElem into its line).
+template <size_t kElem>
+HWY_INLINE size_t ElementsToLine(const void* p) {
+  const auto line = static_cast<size_t>(kLineBytes);
+  const size_t misalign = reinterpret_cast<uintptr_t>(p) % line;
+  return misalign % kElem == 0 ? (line - misalign) % line / kElem : 0;
+}
+
 // Widest byte vector of the target; scalable targets are capped at 128 bits, the width the
 // kernels' block-local shuffles assume.
 #if HWY_HAVE_SCALABLE

@@ -146,9 +146,8 @@ HWY_INLINE void DeinterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t 
   // A destination part-way into a line: its rows up to the first line boundary as an edge,
   // the rest streamed (as TilesPlane peels; f32 4000000 x 3 `1,0` 16 bytes into a line took
   // 1.28x the aligned destination's time with ordinary stores).
-  const size_t misalign = reinterpret_cast<uintptr_t>(dst) % kLineBytes;
-  if (lines && misalign != 0 && misalign % kElem == 0 && (kLineBytes - misalign) / kElem < rows) {
-    const size_t lead = (kLineBytes - misalign) / kElem;
+  const size_t lead = ElementsToLine<kElem>(dst);
+  if (lines && lead != 0 && lead < rows) {
     PlaneEdges<kElem>(d, src, src_row_stride, dst, dst_row_stride, lead, cols, 0, 0);
     src += static_cast<int64_t>(lead) * src_row_stride;
     dst += lead * kElem;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <queue>
 
 namespace iotx::kernels {
@@ -626,9 +627,16 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   if (machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes) {
     return {true, StoresReason::kLargeOutput};
   }
+  // The strategy the plan would take with ordinary stores, asked for by both rules below: the
+  // first to need it picks it, once (ExecuteRange plans every box of every call).
+  std::optional<Strategy> regular;
+  const auto regular_strategy = [&] {
+    if (!regular) regular = ChooseStrategy(folded, machine, false).strategy;
+    return *regular;
+  };
   if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
       StagedTilesMayStream(folded.elem_bytes, machine) &&
-      ChooseStrategy(folded, machine, false).strategy == Strategy::kStagedTiles) {
+      regular_strategy() == Strategy::kStagedTiles) {
     return {true, StoresReason::kWouldStage};
   }
   // One thread's permute with ordinary stores falls behind from about half the copy's
@@ -640,8 +648,7 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // on longer (f64 1008x1504 1.92 / 1.42, f32 1008x3008 1.69 / 1.42, 2-thread ratios to one
   // thread's memcpy), so plans that may run on more threads keep the copy's threshold.
   if (threads == 1 && OneThreadStreamingBytes(machine) > 0 &&
-      bytes >= OneThreadStreamingBytes(machine) &&
-      OneThreadStreamsEarly(ChooseStrategy(folded, machine, false).strategy)) {
+      bytes >= OneThreadStreamingBytes(machine) && OneThreadStreamsEarly(regular_strategy())) {
     return {true, StoresReason::kOneThread};
   }
   return {false, StoresReason::kSmallOutput};

@@ -44,10 +44,9 @@ namespace HWY_NAMESPACE {
 template <size_t kElem>
 int64_t LineRowShift(const Nest& nest, const uint8_t* dst) {
   constexpr int64_t kLineRows = static_cast<int64_t>(kLineBytes / kElem);
-  const auto misalign = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst) % kLineBytes);
-  if (!nest.streaming || nest.blocked != Blocked::kRows || misalign == 0 ||
-      misalign % static_cast<int64_t>(kElem) != 0 || nest.block % kLineRows != 0 ||
-      nest.dst_row_stride % kLineBytes != 0) {
+  const auto lead = static_cast<int64_t>(ElementsToLine<kElem>(dst));
+  if (!nest.streaming || nest.blocked != Blocked::kRows || lead == 0 ||
+      nest.block % kLineRows != 0 || nest.dst_row_stride % kLineBytes != 0) {
     return 0;
   }
   const auto lines_apart = [](const LoopDim& l) { return l.dst_stride % kLineBytes == 0; };
@@ -57,7 +56,7 @@ int64_t LineRowShift(const Nest& nest, const uint8_t* dst) {
   for (int i = 0; i + 1 < nest.driver_rank; ++i) {
     if (!lines_apart(nest.driver[static_cast<size_t>(i)])) return 0;
   }
-  return (static_cast<int64_t>(kLineBytes) - misalign) / static_cast<int64_t>(kElem);
+  return lead;
 }
 
 // Every plane of items [begin, end) through the strategy kStrategy with vector tag D.
