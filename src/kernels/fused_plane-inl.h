@@ -218,8 +218,12 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
   alignas(64) uint8_t stage[kMaxStageBytes];
   alignas(64) uint8_t source_stage[kSourceStaged ? kMaxStageBytes : kLineBytes];
   int64_t row_off[kMaxFusedStripRows];
-  int64_t col_off[Shape::kCols];
-  for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
+  // The stage's destination rows, for the tiles that read the source in place (the copied
+  // rows need no table).
+  [[maybe_unused]] int64_t col_off[Shape::kCols];
+  if constexpr (!kSourceStaged) {
+    for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
+  }
   for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
     const size_t n = std::min(strip_rows, rows_full - r0);
     FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
