@@ -254,8 +254,10 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--read-buffer-mib", args->read_buffer_mib,
                   "A tensor to permute of up to this many MiB is read from its file into one of "
                   "two buffers (a copy, cheaper than the kernel faulting in a mapping's pages); "
-                  "a larger one is read through a memory mapping. Lower it to bound memory; 0 "
-                  "maps every source. E.g. --read-buffer-mib 64")
+                  "a larger one is read through a memory mapping. A stacked tensor whose spec "
+                  "keeps its leading dims in place is read in pieces of about 16 MiB, which is "
+                  "what counts. Lower it to bound memory; 0 maps every source. E.g. "
+                  "--read-buffer-mib 64")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 24))
       ->type_name("MIB");

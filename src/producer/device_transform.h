@@ -4,8 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "io/tensor.h"
@@ -37,9 +41,38 @@ class DeviceTransform {
   // The bytes a range of input `index` should span to cost about its share of Apply.
   size_t range_granule(size_t index) const;
 
+  // Bytes of one slice of input `index` along the leading dims its spec keeps in place (dim 0
+  // of `0,2,1,3`): the device bytes of slices [a, b) are the transform of the source bytes of
+  // the same slices alone, so such a tensor can be read and permuted a piece at a time. Its
+  // byte_size() when the spec moves its first dim, keeps every dim, or there is none.
+  size_t slice_bytes(size_t index) const { return slices_[index].bytes; }
+  // Device bytes [offset, offset + src.size()) of input `index` from its source bytes at the
+  // same place, `src` alone: offset and src.size() (= dst.size()) are whole slices.
+  Status ApplySlices(size_t index, std::span<const std::byte> src, size_t offset,
+                     std::span<std::byte> dst) const;
+
  private:
+  // An input's slices: their bytes, and the spec of one piece with its leading kept dims
+  // folded into one (set before ApplySlices prepends the piece's slice count).
+  struct Slices {
+    size_t bytes = 0;
+    size_t total = 0;
+    size_t element_size = 0;
+    TransposeSpec rest;  // the dims after the kept ones, transpose renumbered from 1
+  };
+  // Transformers of pieces, one per (input, slice count): a tensor's pieces are of at most two
+  // sizes (whole chunks and the last).
+  struct PieceTransformers {
+    std::mutex mutex;
+    std::map<std::pair<size_t, size_t>, std::shared_ptr<const InputTransformer>> built;
+  };
+
+  static Slices SlicesOf(size_t total, size_t element_size, const TransposeSpec* spec);
+
   std::optional<InputTransformer> transformer_;  // set by Build
   std::vector<bool> changes_;
+  std::vector<Slices> slices_;
+  std::shared_ptr<PieceTransformers> pieces_ = std::make_shared<PieceTransformers>();
 };
 
 }  // namespace iotx::producer

@@ -1,8 +1,10 @@
 #include "producer/write_pipeline.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <string>
 #include <thread>
@@ -59,11 +61,15 @@ constexpr size_t kChunkBytes = size_t{16} << 20;
 // again costs more than writing from its mapping.
 constexpr uint64_t kFileCopyMinBytes = uint64_t{1} << 20;
 
-// A job's source in C order, ready for the kernel.
+// A job's source in C order, ready for the kernel: the whole tensor, or a piece of whole
+// slices (DeviceTransform::slice_bytes) starting `at` bytes into it.
 struct Source {
   size_t job = 0;
   std::span<const std::byte> bytes;
   BufferPool::Buffer* buffer = nullptr;  // the source buffer holding `bytes`; null: mapping
+  uint64_t at = 0;
+  bool last = true;
+  bool piece = false;
 };
 
 // A job's device bytes, ready to be written.
@@ -220,7 +226,31 @@ class Pipeline {
   // first touch of each page is the hypervisor's fault; files::MappedFile::ReadInto).
   bool ReadIntoBuffer(size_t job) const {
     return transform_.changes_layout(jobs_[job].transform) &&
-           TensorOf(job).byte_size() <= options_.read_buffer_max;
+           ReadPieceBytes(job) <= options_.read_buffer_max;
+  }
+
+  // The output chunk a permuted tensor is written in (kChunkBytes, at least its ranges'
+  // granule, a multiple of the direct writes' phase).
+  size_t ChunkBytes(size_t job) const {
+    const size_t phase = files::DirectAppender::kPhase;
+    const size_t granule = std::max(kChunkBytes, transform_.range_granule(jobs_[job].transform));
+    return (granule + phase - 1) / phase * phase;
+  }
+
+  // How much of a C-order permuted tensor the reader reads at a time: whole slices along the
+  // leading dims its spec keeps in place, as many as fill a chunk (a multiple of the direct
+  // writes' phase), or all of it. A batch of 64 MiB whose output is written in 16 MiB chunks
+  // needs 16 MiB source buffers, not 64: here the first touch of fresh buffers is the host's
+  // fault on every page (docs/performance.md, "Where apply's CPU goes now"), and checkpoints
+  // store stacked tensors (experts, layers) of gigabytes.
+  size_t ReadPieceBytes(size_t job) const {
+    const size_t size = TensorOf(job).byte_size();
+    const size_t slice = transform_.slice_bytes(jobs_[job].transform);
+    if (slice == 0 || slice >= size) return size;
+    const size_t phase = files::DirectAppender::kPhase;
+    const size_t step = phase / std::gcd(slice, phase);  // slices per multiple of the phase
+    const size_t count = ChunkBytes(job) / slice / step * step;
+    return count == 0 || count * slice >= size ? size : count * slice;
   }
 
   // Whether the C-order job's chunks are read from its file straight into the output buffers:
@@ -283,11 +313,8 @@ class Pipeline {
           break;
         }
       } else if (ReadIntoBuffer(job)) {
-        // With room for a direct read, which puts the bytes at their file offset's phase.
-        const uint64_t room = tensor.byte_size() + files::MappedFile::kRoomSlack;
-        source.buffer = AcquireSourceBuffer(job, room);
-        if (source.buffer == nullptr) break;
-        source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored, source.buffer->bytes(room));
+        if (!ReadPieces(job)) break;
+        continue;
       } else if (!CopiedFileToFile(job) && !ReadIntoOutput(job)) {
         files::WillRead(source.bytes);
       }
@@ -299,9 +326,43 @@ class Pipeline {
     ready_.Close();
   }
 
+  // Reads the permuted C-order job's bytes into source buffers, in pieces of ReadPieceBytes
+  // (one for most tensors), each handed to the kernel as it is read. False when the pipeline
+  // stops.
+  bool ReadPieces(size_t job) {
+    const io::Tensor& tensor = TensorOf(job);
+    const size_t size = tensor.byte_size();
+    const size_t piece = ReadPieceBytes(job);
+    size_t at = 0;
+    do {
+      const size_t length = std::min(piece, size - at);
+      // With room for a direct read, which puts the bytes at their file offset's phase.
+      const uint64_t room = length + files::MappedFile::kRoomSlack;
+      Source source;
+      source.job = job;
+      source.at = at;
+      source.last = at + length >= size;
+      source.piece = length < size;
+      source.buffer = AcquireSourceBuffer(job, room);
+      if (source.buffer == nullptr) return false;
+      source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored.subspan(at, length),
+                                                 source.buffer->bytes(room));
+      if (!ready_.Push(source)) {
+        source_buffers_.Release(source.buffer);
+        return false;
+      }
+      at += length;
+    } while (at < size);
+    return true;
+  }
+
   // The kernel, on the calling thread and its oneTBB arena.
   void PermuteLoop() {
     while (std::optional<Source> source = ready_.Pop()) {
+      if (source->piece) {
+        if (!PermutePiece(*source)) break;
+        continue;
+      }
       // A large tensor written as it is goes through an output buffer too when it is written
       // directly: read there on this thread (overlapping the writes), not copied into the
       // staging buffer by the writer between two of its writes.
@@ -326,8 +387,7 @@ class Pipeline {
     const bool placed = Placed(source.job);
     const size_t size = source.bytes.size();
     const size_t phase = files::DirectAppender::kPhase;
-    const size_t granule = std::max(kChunkBytes, transform_.range_granule(job.transform));
-    const size_t chunk = (granule + phase - 1) / phase * phase;
+    const size_t chunk = ChunkBytes(source.job);
     const uint64_t offset = placed ? job.destinations.front().second : 0;
     bool released = false;
     const auto stop = [&](std::optional<Status> failure) {
@@ -366,6 +426,38 @@ class Pipeline {
       }
       at += length;
     } while (at < size);
+    return true;
+  }
+
+  // Permutes one piece of a tensor read in pieces (ReadPieces) into an output buffer, as one
+  // chunk for the writer. False when the pipeline stops.
+  bool PermutePiece(const Source& source) {
+    const PipelineJob& job = jobs_[source.job];
+    const bool placed = Placed(source.job);
+    const size_t length = source.bytes.size();
+    const size_t phase = files::DirectAppender::kPhase;
+    const size_t head = placed ? (job.destinations.front().second + source.at) % phase : 0;
+    BufferPool::Buffer* out = outputs_.Acquire(head + length);
+    if (out == nullptr) {
+      ReleaseSource(source);
+      if (!failed()) Abort(Fail(OutOfMemory(source.job, head + length)));
+      return false;
+    }
+    const std::span<std::byte> bytes = out->bytes(head + length).subspan(head);
+    Status applied = transform_.ApplySlices(job.transform, source.bytes, source.at, bytes);
+    ReleaseSource(source);
+    if (!applied) {
+      outputs_.Release(out);
+      if (!failed()) {
+        Abort(Fail(Located(std::move(applied).error(), source.job,
+                           files_[job.destinations.front().first].path)));
+      }
+      return false;
+    }
+    if (!written_.Push({source.job, bytes, out, &outputs_, placed, head, source.at, source.last})) {
+      outputs_.Release(out);
+      return false;
+    }
     return true;
   }
 

@@ -5,10 +5,13 @@
 //                    (files::MappedFile::ReadIntoRoom: with O_DIRECT from the disk when the
 //                    page cache does not hold it, else pread), or converts it to C order (a
 //                    big-endian, Fortran-ordered or protocol 2 array) into one, one tensor
-//                    ahead; a tensor larger than PipelineOptions::read_buffer_max is paged
-//                    in through its mapping (MADV_POPULATE_READ) instead
+//                    ahead; a stacked tensor (its spec keeps the leading dims in place) in
+//                    pieces of whole slices of about a chunk, one piece ahead; a tensor larger
+//                    than PipelineOptions::read_buffer_max is paged in through its mapping
+//                    (MADV_POPULATE_READ) instead
 //   calling thread   DeviceTransform::ApplyRange into reusable buffers, a chunk of about
-//                    16 MiB at a time (oneTBB, every core)
+//                    16 MiB at a time (oneTBB, every core); a piece of a stacked tensor with
+//                    DeviceTransform::ApplySlices, as one chunk
 //   writer thread    writes each tensor to its places in the output files (a tensor
 //                    without a spec straight from its source) and releases the pages
 //   commit threads   finish each file whose pieces are all written: checks that its
@@ -35,9 +38,10 @@
 // overlaps the writes of the next.
 //
 // Memory stays bounded whatever the checkpoint's size: two output buffers of one chunk each,
-// two source buffers as large as the largest tensor read or converted into one (at most
-// PipelineOptions::read_buffer_max, unless a big-endian, Fortran-ordered or protocol 2 source
-// needs more), plus the mapped source pages of the tensors in flight (released after each).
+// two source buffers as large as the largest tensor read or converted into one (a stacked
+// tensor's piece, about a chunk, counts for it; at most PipelineOptions::read_buffer_max,
+// unless a big-endian, Fortran-ordered or protocol 2 source needs more), plus the mapped
+// source pages of the tensors in flight (released after each).
 // Every file goes through files::AtomicFile: a failure or a kill never leaves a partial file
 // under a final name; files finished before a failure stay (each complete).
 #pragma once
@@ -85,8 +89,9 @@ struct PipelineOptions {
   std::optional<uint64_t> unsynced_direct_above = std::nullopt;
   // A tensor that the kernel permutes is read from its file into one of two source buffers
   // when it holds at most this many bytes (a copy, which costs less than reading it through
-  // its mapping, see files::MappedFile::ReadInto), else read through its mapping. So the
-  // buffers hold at most twice this; 0 reads every source through its mapping.
+  // its mapping, see files::MappedFile::ReadInto), else read through its mapping; a stacked
+  // tensor is read a piece at a time, and its piece is what counts here. So the buffers hold
+  // at most twice this; 0 reads every source through its mapping.
   uint64_t read_buffer_max = kDefaultReadBufferMax;
   // Every file must resolve inside this directory (files::AtomicFileOptions::root).
   std::filesystem::path root;
