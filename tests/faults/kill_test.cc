@@ -126,8 +126,8 @@ TEST_P(KillTest, KilledRunsLeaveOnlyCompleteFilesAndAReRunConverges) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Commands, KillTest,
-                         ::testing::Values("wrap", "materialize", "apply_npy",
-                                           "apply_safetensors", "apply_sharded"),
+                         ::testing::Values("wrap", "materialize", "apply_npy", "apply_safetensors",
+                                           "apply_sharded", "apply_stacked"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -56,6 +56,12 @@ const TensorSet kSmall = {
     R"({"input_name": "w1", "reshape": [64, 128], "transpose": [1, 0]}, )"
     R"({"input_name": "b", "reshape": [2, 3, 16, 16], "transpose": [0, 2, 3, 1]}])"};
 
+// A stacked tensor (experts, layers) of 25.5 MB whose spec keeps its leading dim in place: the
+// pipeline reads and permutes it in two pieces of whole slices (31 and 17 of 520 KiB).
+const TensorSet kStacked = {
+    {{"e", "<f4", "F32", 4, {48, 256, 520}}},
+    R"([{"input_name": "e", "reshape": [48, 256, 520], "transpose": [0, 2, 1]}])"};
+
 // A set's bytes, made once per process (RandomBytes is deterministic per seed).
 const std::vector<std::vector<std::byte>>& TensorBytes(const TensorSet& set) {
   static std::map<const TensorSet*, std::vector<std::vector<std::byte>>> made;
@@ -116,6 +122,14 @@ void SetUpApplySafetensors(const std::string& root) {
   fs::create_directory(root + "/out");
 }
 
+void SetUpApplyStacked(const std::string& root) {
+  const std::vector<io::Tensor> tensors = {ArrayOf(0, kStacked)};
+  io::SafetensorsMetadata metadata = {{"format", "pt"}};
+  Check(io::WriteSafetensors(root + "/model.safetensors", tensors, metadata), "WriteSafetensors");
+  WriteFile(root + "/io.json", kStacked.specs);
+  fs::create_directory(root + "/out");
+}
+
 // One tensor per shard, as transformers' save_pretrained lays a checkpoint out.
 void SetUpApplySharded(const std::string& root) {
   std::string weight_map;
@@ -151,20 +165,28 @@ void SetUpWorkDir(const std::string& work, WorkDirInputs inputs) {
 
 const std::vector<Scenario>& WritingScenarios() {
   static const std::vector<Scenario> scenarios = {
-      {"wrap", SetUpWrap,
+      {"wrap",
+       SetUpWrap,
        {"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--output", "out/wrapped.pb",
         "--io_transposes", "io.json"}},
       {"materialize", SetUpMaterialize, {"materialize", "work", "--verify", "--quiet"}},
-      {"apply_npy", SetUpApplyNpy,
+      {"apply_npy",
+       SetUpApplyNpy,
        {"apply", "--io-transposes", "io.json", "--input", "w0=w0.npy", "--input", "w1=w1.npy",
         "--input", "b=b.npy", "--input", "x=x.npy", "--out-dir", "out", "--format", "npy",
         "--quiet"}},
-      {"apply_safetensors", SetUpApplySafetensors,
+      {"apply_safetensors",
+       SetUpApplySafetensors,
        {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors", "--out-dir", "out",
         "--quiet"}},
-      {"apply_sharded", SetUpApplySharded,
+      {"apply_sharded",
+       SetUpApplySharded,
        {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors.index.json",
         "--out-dir", "out", "--quiet"}},
+      {"apply_stacked",
+       SetUpApplyStacked,
+       {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors", "--out-dir", "out",
+        "--quiet"}},
   };
   return scenarios;
 }

@@ -18,7 +18,8 @@ struct Scenario {
 
 // wrap (a module with a 16 MiB NEFF), materialize --verify (a work dir with ~15 MB of tensors
 // in inp-000.p, three partition dirs), apply to .npy files, apply to one safetensors file,
-// apply to a sharded checkpoint (one tensor per shard, an index).
+// apply to a sharded checkpoint (one tensor per shard, an index), apply to a stacked tensor
+// read in pieces (25.5 MB).
 const std::vector<Scenario>& WritingScenarios();
 const Scenario& FindScenario(const std::string& name);
 
