@@ -78,14 +78,14 @@ size_t DeviceTransform::range_granule(size_t index) const {
 Status DeviceTransform::ApplySlices(size_t index, std::span<const std::byte> src, size_t offset,
                                     std::span<std::byte> dst) const {
   const Slices& slices = slices_[index];
-  if (src.size() != dst.size() || offset % slices.bytes != 0 || src.size() % slices.bytes != 0 ||
-      offset + src.size() > slices.total) {
+  if (offset == 0 && src.size() == slices.total) return Apply(index, src, dst);  // empty too
+  if (src.size() != dst.size() || slices.bytes == 0 || offset % slices.bytes != 0 ||
+      src.size() % slices.bytes != 0 || offset + src.size() > slices.total) {
     return Fail(ErrorCode::kInternal, "a piece of " + std::to_string(src.size()) + " bytes at " +
                                           std::to_string(offset) + " is not whole " +
                                           std::to_string(slices.bytes) + "-byte slices of the " +
                                           std::to_string(slices.total) + "-byte tensor");
   }
-  if (src.size() == slices.total) return Apply(index, src, dst);
   const size_t count = src.size() / slices.bytes;
   std::shared_ptr<const InputTransformer> piece;
   {

@@ -108,5 +108,24 @@ TEST(DeviceTransformTest, ASpecThatMovesTheFirstDimHasOneSliceTheTensor) {
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(transform->slice_bytes(i), src.size()) << i;
 }
 
+TEST(DeviceTransformTest, AnEmptyStackedTensorIsOnePieceOfNothing) {
+  const std::vector<std::byte> none;
+  const io::Tensor stacked = TensorOf(none, Dims{0, 3, 4}, 4);
+  const io::Tensor moved = TensorOf(none, Dims{4, 0}, 4);
+  const io::Tensor* tensors[] = {&stacked, &moved};
+  const std::optional<TransposeSpec> specs[] = {TransposeSpec{{0, 3, 4}, {0, 2, 1}},
+                                                TransposeSpec{{4, 0}, {1, 0}}};
+  auto transform = DeviceTransform::Build(tensors, specs);
+  ASSERT_TRUE(transform) << transform.error().ToString();
+  EXPECT_EQ(transform->slice_bytes(0), 3u * 4 * 4);  // a slice, of which there are none
+  EXPECT_EQ(transform->slice_bytes(1), 0u);          // the whole tensor
+  std::vector<std::byte> out;
+  EXPECT_TRUE(transform->ApplySlices(0, none, 0, out));
+  EXPECT_TRUE(transform->ApplySlices(1, none, 0, out));
+  const std::vector<std::byte> one(4);
+  std::vector<std::byte> out_one(4);
+  EXPECT_FALSE(transform->ApplySlices(0, one, 0, out_one));  // past the end: refused
+}
+
 }  // namespace
 }  // namespace iotx::producer
