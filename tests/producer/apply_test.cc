@@ -62,6 +62,17 @@ class ApplyTest : public ::testing::Test {
     WriteFile(in_ + "/io_transposes.json",
               "[{\"input_name\": \"big\", \"reshape\": [" + shape + "], \"transpose\": [1, 0]}]");
   }
+  // Python defining out(name): output tensor `name` read back with numpy from the out dir
+  // (sys.argv[2]) in the format sys.argv[3], npy or safetensors (f32 data).
+  static constexpr const char* kReadOutput =
+      "import sys, json, numpy as np\n"
+      "def out(name):\n"
+      "    if sys.argv[3] == 'npy':\n"
+      "        return np.load(sys.argv[2] + '/value_' + name + '.npy')\n"
+      "    raw = open(sys.argv[2] + '/inputs.safetensors', 'rb').read()\n"
+      "    n = int.from_bytes(raw[:8], 'little'); h = json.loads(raw[8:8 + n])[name]\n"
+      "    s, e = h['data_offsets']\n"
+      "    return np.frombuffer(raw[8 + n + s:8 + n + e], np.float32).reshape(h['shape'])\n";
   // No output at all: the out dir is missing or empty (no final file, no temporary).
   void ExpectNoOutput() {
     if (fs::exists(out_)) {
@@ -185,19 +196,12 @@ TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
       fs::remove_all(temp_ / "out");
       r = Apply({"--input", "big=" + in_ + "/big.npy"}, {"--format", format, way});
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      r = RunPython(
-          "import sys, json, numpy as np\n"
-          "a = np.load(sys.argv[1] + '/big.npy')\n"
-          "if sys.argv[3] == 'npy':\n"
-          "    b = np.load(sys.argv[2] + '/value_big.npy')\n"
-          "else:\n"
-          "    raw = open(sys.argv[2] + '/inputs.safetensors', 'rb').read()\n"
-          "    n = int.from_bytes(raw[:8], 'little'); h = json.loads(raw[8:8 + n])['big']\n"
-          "    s, e = h['data_offsets']\n"
-          "    b = np.frombuffer(raw[8 + n + s:8 + n + e], np.float32).reshape(h['shape'])\n"
-          "assert b.shape == (2053, 4099), b.shape\n"
-          "assert np.array_equal(b, a.T), np.argwhere(b != a.T)[:3]\n",
-          {in_, out_, format});
+      r = RunPython(std::string(kReadOutput) +
+                        "a = np.load(sys.argv[1] + '/big.npy')\n"
+                        "b = out('big')\n"
+                        "assert b.shape == (2053, 4099), b.shape\n"
+                        "assert np.array_equal(b, a.T), np.argwhere(b != a.T)[:3]\n",
+                    {in_, out_, format});
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }
@@ -235,20 +239,11 @@ TEST_F(ApplyTest, AStackedTensorIsReadAPieceAtATime) {
       fs::remove_all(temp_ / "out");
       ProcessResult r = Apply(inputs, {"--format", format, way});
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      r = RunPython(
-          "import sys, json, numpy as np\n"
-          "def out(name):\n"
-          "    if sys.argv[3] == 'npy':\n"
-          "        return np.load(sys.argv[2] + '/value_' + name + '.npy')\n"
-          "    raw = open(sys.argv[2] + '/inputs.safetensors', 'rb').read()\n"
-          "    n = int.from_bytes(raw[:8], 'little'); h = json.loads(raw[8:8 + n])[name]\n"
-          "    s, e = h['data_offsets']\n"
-          "    return np.frombuffer(raw[8 + n + s:8 + n + e], np.float32).reshape(h['shape'])\n"
-          "for name in ('big', 'b2'):\n"
-          "    a = np.load(sys.argv[1] + '/' + name + '.npy')\n"
-          "    b = out(name)\n"
-          "    assert np.array_equal(b, a.transpose(0, 2, 1)), name\n",
-          {in_, out_, format});
+      r = RunPython(std::string(kReadOutput) +
+                        "for name in ('big', 'b2'):\n"
+                        "    a = np.load(sys.argv[1] + '/' + name + '.npy')\n"
+                        "    assert np.array_equal(out(name), a.transpose(0, 2, 1)), name\n",
+                    {in_, out_, format});
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }

@@ -1,40 +1,18 @@
 // DeviceTransform::slice_bytes and ApplySlices: a tensor whose spec keeps its leading dims in
 // place is transformed a piece of whole slices at a time, each piece from its own bytes alone,
-// and the pieces make the tensor's device layout (checked against a naive permute).
+// and the pieces make the tensor's device layout (checked against the naive reference,
+// support/reference_transpose.h).
 #include "producer/device_transform.h"
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <numeric>
-#include <random>
 #include <vector>
+
+#include "support/reference_transpose.h"
 
 namespace iotx::producer {
 namespace {
-
-// np.ascontiguousarray(np.transpose(a.reshape(reshape), transpose)), element by element.
-std::vector<std::byte> NaivePermute(const std::vector<std::byte>& src, const TransposeSpec& spec,
-                                    size_t element) {
-  const size_t rank = spec.reshape.size();
-  std::vector<int64_t> src_strides(rank, 1);
-  for (size_t d = rank - 1; d > 0; --d) src_strides[d - 1] = src_strides[d] * spec.reshape[d];
-  std::vector<int64_t> out_shape(rank), index(rank, 0);
-  for (size_t d = 0; d < rank; ++d)
-    out_shape[d] = spec.reshape[static_cast<size_t>(spec.transpose[d])];
-  std::vector<std::byte> out(src.size());
-  for (size_t o = 0; o < src.size() / element; ++o) {
-    int64_t s = 0;
-    for (size_t d = 0; d < rank; ++d)
-      s += index[d] * src_strides[static_cast<size_t>(spec.transpose[d])];
-    std::memcpy(out.data() + o * element, src.data() + static_cast<size_t>(s) * element, element);
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < out_shape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
 
 io::Tensor TensorOf(const std::vector<std::byte>& bytes, Dims shape, size_t element) {
   io::Tensor tensor;
@@ -58,21 +36,21 @@ TEST(DeviceTransformTest, PiecesOfWholeSlicesMakeTheDeviceLayout) {
       {{9, 8, 17}, {0, 2, 1}, 1, 8 * 17},
       {{7, 3, 4, 5, 2}, {0, 4, 3, 2, 1}, 8, 3 * 4 * 5 * 2 * 8},
   };
-  std::mt19937 random(7);
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::PrintToString(c.reshape.size()) + "-d, element " +
                  std::to_string(c.element));
     const int64_t elements =
         std::accumulate(c.reshape.begin(), c.reshape.end(), int64_t{1}, std::multiplies<>());
-    std::vector<std::byte> src(static_cast<size_t>(elements) * c.element);
-    for (std::byte& b : src) b = static_cast<std::byte>(random());
+    const std::vector<std::byte> src =
+        test::RandomBytes(static_cast<size_t>(elements) * c.element, 7);
     const io::Tensor tensor = TensorOf(src, Dims{elements}, c.element);
     const io::Tensor* tensors[] = {&tensor};
     const std::optional<TransposeSpec> specs[] = {TransposeSpec{c.reshape, c.transpose}};
     auto transform = DeviceTransform::Build(tensors, specs);
     ASSERT_TRUE(transform) << transform.error().ToString();
     ASSERT_EQ(transform->slice_bytes(0), c.slice_bytes);
-    const std::vector<std::byte> want = NaivePermute(src, *specs[0], c.element);
+    const std::vector<std::byte> want =
+        test::ReferenceTranspose(src.data(), c.reshape.span(), c.transpose.span(), c.element);
     // Pieces of 1, 2 and 3 slices, the last one shorter where they do not divide the tensor.
     for (size_t per_piece : {size_t{1}, size_t{2}, size_t{3}}) {
       std::vector<std::byte> got(src.size(), std::byte{0xee});
