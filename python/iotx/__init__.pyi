@@ -1,8 +1,8 @@
 # Type stubs for the iotx package (the compiled iotx._iotx re-exported by __init__.py).
 import os
-from typing import Any, Literal, Optional, Sequence, TypedDict, TypeVar, Union
+from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, TypedDict, TypeVar, Union
 
-_PathLike = Union[str, "os.PathLike[str]"]
+_PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _Array = TypeVar("_Array")  # numpy.ndarray, torch.Tensor, ... (the result has the input's kind)
 
 __version__: str
@@ -106,7 +106,7 @@ def apply_files(
     io_transposes: _PathLike,
     out_dir: _PathLike,
     *,
-    inputs: Optional[dict[str, _PathLike]] = None,
+    inputs: Optional[Mapping[str, _PathLike]] = None,
     tensors: Optional[_PathLike] = None,
     format: Optional[Literal["npy", "safetensors"]] = None,
 ) -> ApplyReport: ...
@@ -152,4 +152,4 @@ class InputTransformer:
     def dtype(self, i: int) -> Any: ...
     def describe(self, i: int) -> str: ...
     def apply(self, i: int, x: _Array, out: Optional[Any] = None) -> _Array: ...
-    def apply_all(self, xs: Sequence[Any]) -> list[Any]: ...
+    def apply_all(self, xs: Iterable[Any]) -> list[Any]: ...

@@ -52,11 +52,7 @@ py::object Apply(py::handle array, py::handle reshape, py::handle transpose, py:
   Check(CheckSpecFits(spec, shape, ""));
 
   PlanOptions options;
-  if (!threads.is_none()) {
-    const auto n = py::cast<int64_t>(threads);
-    if (n < 1) Raise(ErrorCode::kInvalidArgument, "threads must be at least 1 (None: every core)");
-    options.max_threads = static_cast<int>(std::min<int64_t>(n, 1 << 16));
-  }
+  options.max_threads = ThreadsArg(threads);
 
   const auto item = static_cast<int64_t>(in.array.itemsize());
   const std::vector<int64_t> dense = DenseStrides(spec.reshape, item);

@@ -12,6 +12,19 @@ namespace {
 
 py::module_ Numpy() { return py::module_::import("numpy"); }
 
+// The from_dlpack of the package `obj`'s class comes from (torch.from_dlpack for a
+// torch.Tensor), or None where that package has none: results are numpy arrays then.
+py::object CallersFromDlpack(py::handle obj) {
+  try {
+    const std::string module = py::str(py::type::handle_of(obj).attr("__module__"));
+    py::module_ package = py::module_::import(module.substr(0, module.find('.')).c_str());
+    if (py::hasattr(package, "from_dlpack")) return package.attr("from_dlpack");
+  } catch (py::error_already_set&) {
+    // A class whose package cannot be imported again: numpy's kind of result.
+  }
+  return py::none();
+}
+
 }  // namespace
 
 ArrayArg AsArray(py::handle obj, const char* what) {
@@ -21,8 +34,9 @@ ArrayArg AsArray(py::handle obj, const char* what) {
       arg.array = py::reinterpret_borrow<py::array>(obj);
     } else if (py::hasattr(obj, "__dlpack__")) {
       arg.array = Numpy().attr("from_dlpack")(obj);
-      const std::string module = py::str(py::type::handle_of(obj).attr("__module__"));
-      arg.from_dlpack = py::module_::import(module.substr(0, module.find('.')).c_str()).attr("from_dlpack");
+      arg.from_dlpack = CallersFromDlpack(obj);
+    } else if (PyBytes_Check(obj.ptr())) {
+      arg.array = Numpy().attr("frombuffer")(obj, "uint8");
     } else {
       arg.array = Numpy().attr("asarray")(obj);
     }
@@ -162,8 +176,25 @@ void* CheckOut(const ArrayArg& out, const py::dtype& dtype, std::span<const int6
   return const_cast<void*>(a.data());
 }
 
-std::string PathString(py::handle p) {
-  return py::str(py::module_::import("os").attr("fspath")(p));
+int ThreadsArg(py::handle threads) {
+  if (threads.is_none()) return 0;
+  constexpr int kMostThreads = 1 << 16;
+  // Python ints and anything with __index__ (numpy integers), not floats or bools.
+  PyObject* index = PyBool_Check(threads.ptr()) ? nullptr : PyNumber_Index(threads.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    Raise(ErrorCode::kInvalidArgument,
+          fmt::format("threads must be an int >= 1 or None (every core), not {}",
+                      std::string(py::repr(threads))));
+  }
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (overflow < 0 || (overflow == 0 && n < 1)) {
+    Raise(ErrorCode::kInvalidArgument, "threads must be at least 1 (None: every core)");
+  }
+  // An upper bound: more than the machine has means every core.
+  return overflow > 0 || n > kMostThreads ? kMostThreads : static_cast<int>(n);
 }
 
 }  // namespace iotx::python

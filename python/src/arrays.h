@@ -22,7 +22,8 @@ struct ArrayArg {
 };
 
 // `obj` as a numpy array over the same memory: a numpy array itself, np.from_dlpack(obj)
-// for objects with __dlpack__ (CPU memory), np.asarray(obj) for the buffer protocol.
+// for objects with __dlpack__ (CPU memory), np.frombuffer(obj, uint8) for bytes (np.asarray
+// would make it one string element) and np.asarray(obj) for the buffer protocol.
 // `what` names the argument in errors (kInvalidArgument).
 ArrayArg AsArray(py::handle obj, const char* what);
 
@@ -32,8 +33,9 @@ py::object ToCallerKind(py::array result, const ArrayArg& like);
 // A sequence of ints (list, tuple, numpy array) as int64s; kInvalidArgument naming `what`.
 std::vector<int64_t> ToDims(py::handle seq, const char* what);
 
-// A path argument (str, bytes or os.PathLike) as os.fspath gives it.
-std::string PathString(py::handle p);
+// A threads= argument: None gives 0 (every core), an int >= 1 itself (at most 65536).
+// kInvalidArgument for anything else (floats, strings, bools, 0).
+int ThreadsArg(py::handle threads);
 
 std::vector<int64_t> Shape(const py::array& a);
 std::vector<int64_t> Strides(const py::array& a);

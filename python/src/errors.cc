@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "text.h"
+
 namespace iotx::python {
 namespace {
 
@@ -21,7 +23,10 @@ bool IsFileCode(ErrorCode code) {
   return value >= 300 && value < 400;
 }
 
-py::object OrNone(const std::string& s) { return s.empty() ? py::none() : py::object(py::str(s)); }
+py::object TextOrNone(const std::string& s) { return s.empty() ? py::none() : py::object(Text(s)); }
+py::object PathOrNone(const std::string& s) {
+  return s.empty() ? py::none() : py::object(PathText(s));
+}
 py::object OrNone(int64_t v) { return v < 0 ? py::none() : py::object(py::int_(v)); }
 
 }  // namespace
@@ -37,14 +42,12 @@ void RegisterErrors(py::module_& m) {
 
 void Raise(const Error& error) {
   PyObject* type = IsFileCode(error.code) ? g_file_error : g_error;
-  py::object exc = py::reinterpret_steal<py::object>(
-      PyObject_CallFunction(type, "s", error.ToString().c_str()));
-  if (!exc) throw py::error_already_set();
+  py::object exc = py::handle(type)(Text(error.ToString()));
   exc.attr("code") = std::string(CodeName(error.code));
-  exc.attr("message") = error.message;
-  exc.attr("file") = OrNone(error.file);
+  exc.attr("message") = Text(error.message);
+  exc.attr("file") = PathOrNone(error.file);
   exc.attr("element") = OrNone(error.element);
-  exc.attr("key") = OrNone(error.key);
+  exc.attr("key") = TextOrNone(error.key);
   PyErr_SetObject(type, exc.ptr());
   throw py::error_already_set();
 }
@@ -54,10 +57,10 @@ void Raise(ErrorCode code, std::string message) { Raise(Error(code, std::move(me
 py::dict ErrorToDict(const Error& error) {
   py::dict d;
   d["code"] = std::string(CodeName(error.code));
-  d["file"] = OrNone(error.file);
+  d["file"] = PathOrNone(error.file);
   d["element"] = OrNone(error.element);
-  d["key"] = OrNone(error.key);
-  d["message"] = error.message;
+  d["key"] = TextOrNone(error.key);
+  d["message"] = Text(error.message);
   return d;
 }
 

@@ -1,8 +1,7 @@
 // iotx.materialize, iotx.apply_files, iotx.wrap: the compiler-side commands as functions that
 // return what they did (dicts) instead of printing it. The work runs with the GIL released.
-#include <pybind11/stl.h>
-
 #include <fmt/format.h>
+#include <pybind11/stl.h>
 
 #include <map>
 #include <string>
@@ -15,6 +14,7 @@
 #include "producer/apply.h"
 #include "producer/materialize.h"
 #include "producer/tensor_set.h"
+#include "text.h"
 
 namespace iotx::python {
 namespace {
@@ -57,13 +57,13 @@ num_parameters, num_transposed, num_zero_sized, neff_bytes, warnings.)";
 
 py::dict TensorToDict(const producer::TensorReport& t) {
   py::dict d;
-  d["name"] = t.name;
+  d["name"] = Text(t.name);
   d["shape"] = std::vector<int64_t>(t.shape.begin(), t.shape.end());
   d["device_shape"] = std::vector<int64_t>(t.device_shape.begin(), t.device_shape.end());
-  d["type"] = t.type;
+  d["type"] = Text(t.type);
   d["bytes"] = t.bytes;
   d["transposed"] = t.transposed;
-  d["file"] = t.file.empty() ? py::object(py::none()) : py::object(py::str(t.file.string()));
+  d["file"] = t.file.empty() ? py::object(py::none()) : py::object(PathText(t.file));
   return d;
 }
 
@@ -101,9 +101,9 @@ py::dict Materialize(py::handle workdir, bool verify) {
   const producer::MaterializeReport report =
       RunReleased([&] { return producer::Materialize(options); });
   py::dict d;
-  d["root"] = report.root.string();
+  d["root"] = PathText(report.root);
   d["nothing_to_do"] = report.nothing_to_do.empty() ? py::object(py::none())
-                                                    : py::object(py::str(report.nothing_to_do));
+                                                    : py::object(Text(report.nothing_to_do));
   d["spec_count"] = report.spec_count;
   d["json_rewritten"] = report.json_rewritten;
   d["pickle_written"] = report.pickle_written;
@@ -112,8 +112,8 @@ py::dict Materialize(py::handle workdir, bool verify) {
   py::list links;
   for (const producer::LinkMade& link : report.links) {
     py::dict l;
-    l["link"] = link.link.string();
-    l["target"] = link.target.string();
+    l["link"] = PathText(link.link);
+    l["target"] = PathText(link.target);
     l["outcome"] = OutcomeName(link.outcome);
     links.append(l);
   }
@@ -131,18 +131,25 @@ py::dict ApplyFiles(py::handle io_transposes, py::handle out_dir, py::handle inp
   }
   std::vector<producer::NpyInput> npy_inputs;
   if (!inputs.is_none()) {
-    for (auto item : py::reinterpret_borrow<py::dict>(inputs)) {
-      npy_inputs.push_back({py::str(item.first), PathString(item.second)});
+    if (!py::isinstance(inputs, py::module_::import("collections.abc").attr("Mapping"))) {
+      Raise(ErrorCode::kInvalidArgument,
+            fmt::format("inputs must be a dict {{name: path of a .npy}}, not {}",
+                        std::string(py::str(py::type::handle_of(inputs).attr("__name__")))));
+    }
+    for (auto item : inputs.attr("items")()) {
+      const auto pair = py::reinterpret_borrow<py::tuple>(item);
+      npy_inputs.push_back({py::str(pair[0]), PathString(pair[1], "inputs path")});
     }
   }
   const std::string tensor_file = tensors.is_none() ? "" : PathString(tensors);
+  // Every argument checked before any file is read.
+  producer::ApplyOptions options;
+  options.io_transposes = PathString(io_transposes);
+  options.out_dir = PathString(out_dir);
   producer::TensorSet set = RunReleased([&] {
     return npy_inputs.empty() && !tensor_file.empty() ? producer::LoadTensorFile(tensor_file)
                                                       : producer::LoadNpyInputs(npy_inputs);
   });
-  producer::ApplyOptions options;
-  options.io_transposes = PathString(io_transposes);
-  options.out_dir = PathString(out_dir);
   bool safetensors = set.from_safetensors;
   if (!format.is_none()) {
     const std::string name = py::str(format);
@@ -156,18 +163,18 @@ py::dict ApplyFiles(py::handle io_transposes, py::handle out_dir, py::handle inp
   py::dict d;
   d["tensors"] = TensorsToList(report.tensors);
   py::list files;
-  for (const auto& f : report.files) files.append(f.string());
+  for (const auto& f : report.files) files.append(PathText(f));
   d["files"] = files;
   d["total_bytes"] = report.total_bytes;
   d["warnings"] = ErrorsToList(report.warnings);
   // A sharded checkpoint's (safetensors index as `tensors`): shards, and what is left to do.
   py::list skipped, incomplete;
-  for (const auto& f : report.skipped) skipped.append(f.string());
-  for (const auto& f : report.incomplete) incomplete.append(f.string());
+  for (const auto& f : report.skipped) skipped.append(PathText(f));
+  for (const auto& f : report.incomplete) incomplete.append(PathText(f));
   d["skipped"] = skipped;
   d["shards"] = report.shards;
   d["incomplete"] = incomplete;
-  d["index"] = report.index.empty() ? py::object(py::none()) : py::object(py::str(report.index.string()));
+  d["index"] = report.index.empty() ? py::object(py::none()) : py::object(PathText(report.index));
   return d;
 }
 
@@ -189,7 +196,7 @@ py::dict Wrap(py::handle hlo, py::handle neff, py::handle output, py::handle io_
   const hlo::WrapFilesReport report = RunReleased([&] { return hlo::WrapFiles(request); });
   py::dict d;
   d["produced"] = report.produced;
-  d["output"] = report.produced ? py::object(py::str(request.output)) : py::object(py::none());
+  d["output"] = report.produced ? py::object(PathText(request.output)) : py::object(py::none());
   d["num_parameters"] = report.num_parameters;
   d["num_transposed"] = report.num_transposed;
   d["num_zero_sized"] = report.num_zero_sized;

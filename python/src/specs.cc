@@ -11,6 +11,7 @@
 #include "iotx/spec.h"
 #include "schema/load.h"
 #include "schema/validate_files.h"
+#include "text.h"
 
 namespace iotx::python {
 namespace {
@@ -46,7 +47,7 @@ Unreadable files are problems (IOTX_E300/E301), not exceptions.)";
 std::vector<std::string> PathList(py::handle p) {
   std::vector<std::string> paths;
   if (p.is_none()) return paths;
-  if (py::isinstance<py::str>(p) || py::hasattr(p, "__fspath__")) {
+  if (py::isinstance<py::str>(p) || py::isinstance<py::bytes>(p) || py::hasattr(p, "__fspath__")) {
     paths.push_back(PathString(p));
     return paths;
   }
@@ -63,13 +64,13 @@ py::dict SpecToDict(const TransposeSpec& spec) {
 
 py::dict SpecsToDict(const SpecMap& specs) {
   py::dict d;
-  for (const NamedSpec& entry : specs) d[py::str(entry.input_name)] = SpecToDict(entry.spec);
+  for (const NamedSpec& entry : specs) d[Text(entry.input_name)] = SpecToDict(entry.spec);
   return d;
 }
 
 void IssueWarnings(const std::vector<Warning>& warnings) {
   for (const Warning& w : warnings) {
-    if (PyErr_WarnEx(PyExc_UserWarning, w.ToString().c_str(), 2) != 0) throw py::error_already_set();
+    WarnUser(w.ToString());
   }
 }
 
@@ -110,9 +111,11 @@ py::dict Validate(py::handle path, py::handle netlist, py::handle modular) {
   d["ok"] = report.errors.empty();
   d["problems"] = ErrorsToList(report.errors);
   d["warnings"] = ErrorsToList(report.warnings);
-  d["summaries"] = report.summaries;
+  py::list summaries;
+  for (const std::string& s : report.summaries) summaries.append(Text(s));
+  d["summaries"] = summaries;
   py::dict specs;
-  for (const PartitionSpecs& p : report.checked) specs[py::str(p.file)] = SpecsToDict(p.specs);
+  for (const PartitionSpecs& p : report.checked) specs[PathText(p.file)] = SpecsToDict(p.specs);
   d["specs"] = specs;
   d["combined"] = SpecsToDict(report.combined);
   return d;

@@ -1,9 +1,8 @@
 // iotx.InputTransformer: the runtime's transformer (include/iotx/runtime.h) over numpy and
 // DLPack arrays, with the dtype of each parameter kept so results carry it.
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
-
-#include <fmt/format.h>
 
 #include <sstream>
 #include <string>
@@ -14,6 +13,7 @@
 #include "errors.h"
 #include "iotx/io_transposes.h"
 #include "iotx/runtime.h"
+#include "text.h"
 
 namespace iotx::python {
 namespace {
@@ -50,7 +50,7 @@ to C order first (iotx.apply reads strided views in place). The GIL is released.
 
 constexpr const char* kApplyAllDoc = R"(apply_all(xs)
 
-Every input of one inference (a sequence of num_inputs arrays): a list of device-layout
+Every input of one inference (a list, tuple or any iterable of num_inputs arrays): a list of device-layout
 arrays, made in parallel across and within tensors. Everything is checked first.)";
 
 struct Parameter {
@@ -121,11 +121,7 @@ Parameters ToParameters(py::handle parameters) {
 
 BuildOptions Options(py::handle threads, bool ignore_unmatched = false) {
   BuildOptions options;
-  if (!threads.is_none()) {
-    const auto n = py::cast<int64_t>(threads);
-    if (n < 1) Raise(ErrorCode::kInvalidArgument, "threads must be at least 1 (None: every core)");
-    options.plan.max_threads = static_cast<int>(std::min<int64_t>(n, 1 << 16));
-  }
+  options.plan.max_threads = ThreadsArg(threads);
   options.ignore_unmatched_specs = ignore_unmatched;
   return options;
 }
@@ -151,7 +147,7 @@ class PyTransformer {
                                                              : std::string(py::str(json));
     IoTransposes parsed = Unwrap(ParseIoTransposes(text, "<json>"));
     for (const Warning& w : parsed.warnings) {
-      if (PyErr_WarnEx(PyExc_UserWarning, w.ToString().c_str(), 2) != 0) throw py::error_already_set();
+      WarnUser(w.ToString());
     }
     Parameters params = ToParameters(parameters);
     auto t = InputTransformer::FromSpecs(parsed.specs, params.descs,
@@ -159,7 +155,7 @@ class PyTransformer {
     PyTransformer made(Unwrap(std::move(t)), std::move(params.dtypes));
     for (const std::string& name : made.transformer_.ignored_specs()) {
       const std::string text = "io_transposes entry \"" + name + "\" names no parameter: ignored";
-      if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 2) != 0) throw py::error_already_set();
+      WarnUser(text);
     }
     return made;
   }
@@ -206,18 +202,27 @@ class PyTransformer {
   }
 
   py::list ApplyAll(py::handle xs) const {
-    const std::vector<py::object> items = py::cast<std::vector<py::object>>(xs);
-    const size_t n = transformer_.num_inputs();
-    if (items.size() != n) {
+    // Any iterable (a list, a tuple, a generator), as a sequence held for the call.
+    const py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(xs.ptr(), ""));
+    if (!seq) {
+      PyErr_Clear();
       Raise(ErrorCode::kInvalidArgument,
-            fmt::format("apply_all takes {} arrays (one per input), got {}", n, items.size()));
+            fmt::format("apply_all takes a sequence of arrays (one per input), not {}",
+                        std::string(py::str(py::type::handle_of(xs).attr("__name__")))));
+    }
+    PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+    const auto count = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.ptr()));
+    const size_t n = transformer_.num_inputs();
+    if (count != n) {
+      Raise(ErrorCode::kInvalidArgument,
+            fmt::format("apply_all takes {} arrays (one per input), got {}", n, count));
     }
     std::vector<ArrayArg> inputs;
     std::vector<ConstBuffer> srcs;
     std::vector<MutableBuffer> dsts;
     py::list results;
     for (size_t i = 0; i < n; ++i) {
-      inputs.push_back(Input(i, items[i], fmt::format("xs[{}]", i)));
+      inputs.push_back(Input(i, py::handle(items[i]), fmt::format("xs[{}]", i)));
       py::object result;
       void* dst = Output(i, inputs.back(), py::none(), "", result);
       srcs.push_back({inputs.back().array.data(), Unwrap(transformer_.input_bytes(i))});

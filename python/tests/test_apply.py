@@ -242,3 +242,35 @@ def test_torch_tensors_when_torch_is_installed():
     out = torch.empty(want.shape, dtype=torch.float32)
     assert iotx.apply(t.T, [256, 6144], [1, 0], out=out) is out
     assert torch.equal(out, t)
+
+
+@pytest.mark.parametrize("threads", ["2", 2.5, True, [2]])
+def test_threads_that_are_not_ints_are_iotx_errors(threads):
+    a = np.zeros((4, 6), np.float32)
+    with pytest.raises(iotx.Error) as e:
+        iotx.apply(a, [4, 6], [1, 0], threads=threads)
+    assert e.value.code == "IOTX_E400" and "threads must be an int" in str(e.value)
+
+
+def test_threads_past_the_machine_mean_every_core():
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for threads in (2**70, np.int64(3)):
+        assert np.array_equal(iotx.apply(a, [4, 6], [1, 0], threads=threads), a.T)
+
+
+def test_bytes_are_bytes():
+    # np.asarray(bytes) is one 0-d string element; bytes have the buffer protocol like
+    # bytearray, so they are read as uint8 (a view, no copy).
+    got = iotx.apply(bytes(range(12)), [3, 4], [1, 0])
+    assert got.dtype == np.uint8 and np.array_equal(got, np.arange(12, dtype=np.uint8).reshape(3, 4).T)
+
+
+class Exporter(DLPackOnly):
+    """A DLPack exporter whose module (this test file's) has no from_dlpack."""
+
+
+def test_dlpack_objects_of_a_module_without_from_dlpack_give_numpy_arrays():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert not hasattr(sys.modules[Exporter.__module__], "from_dlpack")
+    got = iotx.apply(Exporter(a), [3, 4], [1, 0])
+    assert isinstance(got, np.ndarray) and np.array_equal(got, a.T)

@@ -77,3 +77,15 @@ def test_wrap(workdir, tmp_path):
     assert (tmp_path / "wrapped.pb").stat().st_size > 0
     with pytest.raises(iotx.Error):
         iotx.wrap(module, neff, tmp_path / "x.pb")
+
+
+def test_apply_files_inputs_must_be_a_mapping(tmp_path):
+    np.save(tmp_path / "x.npy", np.arange(144, dtype=np.float32).reshape(12, 12))
+    spec = tmp_path / "none.json"
+    spec.write_text("[]")
+    with pytest.raises(iotx.Error) as e:  # a list was read as no inputs at all, and "succeeded"
+        iotx.apply_files(spec, tmp_path / "o1", inputs=[("x", tmp_path / "x.npy")])
+    assert e.value.code == "IOTX_E400" and "not list" in str(e.value)
+    assert not (tmp_path / "o1").exists()
+    report = iotx.apply_files(spec, tmp_path / "o2", inputs={"x": tmp_path / "x.npy"})
+    assert np.array_equal(np.load(report["files"][0]), np.load(tmp_path / "x.npy"))

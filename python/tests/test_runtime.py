@@ -72,3 +72,19 @@ def test_errors():
     assert e.value.code == "IOTX_E121"
     with pytest.raises(iotx.Error):
         t.apply_all(inputs()[:2])
+
+
+def test_apply_all_takes_any_iterable_and_names_what_it_got():
+    t = iotx.InputTransformer.from_attributes(*ATTRS, PARAMS)
+    xs = inputs()
+    from_list = t.apply_all(xs)
+    from_generator = t.apply_all(x for x in xs)
+    assert len(from_generator) == len(from_list)
+    for got, want in zip(from_generator, from_list):
+        assert np.array_equal(got, want)
+    with pytest.raises(iotx.Error) as e:
+        t.apply_all(5)
+    assert e.value.code == "IOTX_E400" and "not int" in str(e.value)
+    with pytest.raises(iotx.Error) as e:
+        iotx.InputTransformer.from_attributes(*ATTRS, PARAMS, threads="a")
+    assert e.value.code == "IOTX_E400" and "threads" in str(e.value)

@@ -1,5 +1,6 @@
 """simplify, load_io_transposes, validate, the module's surface (version, errors, help)."""
 import json
+import os
 import pathlib
 
 import numpy as np
@@ -106,3 +107,53 @@ def test_file_errors_are_oserrors(tmp_path):
     with pytest.raises(OSError) as e:
         iotx.materialize(tmp_path / "no-such-dir")
     assert isinstance(e.value, iotx.FileError) and e.value.code.startswith("IOTX_E3")
+
+
+def test_a_side_file_with_a_byte_that_is_not_utf8_is_reported(tmp_path):
+    bad = tmp_path / "io_transposes.json"
+    bad.write_bytes(b'[{"input_name":"\xff","reshape":[12,12],"transpose":[1,0]}]')
+    report = iotx.validate(bad)
+    assert not report["ok"]
+    [problem] = report["problems"]
+    assert problem["code"] == "IOTX_E100" and "\\xff" in problem["message"]
+    with pytest.raises(iotx.Error) as e:
+        iotx.load_io_transposes(bad)
+    assert e.value.code == "IOTX_E100" and "\\xff" in str(e.value)
+    with pytest.raises(iotx.Error) as e:
+        iotx.InputTransformer.from_json(bad.read_bytes(), [("x", (12, 12), "f4")])
+    assert e.value.code == "IOTX_E100"
+
+
+def test_paths_with_a_nul_byte_are_refused(tmp_path):
+    good = tmp_path / "io.json"
+    good.write_text(json.dumps([{"input_name": "x", "reshape": [12, 12], "transpose": [1, 0]}]))
+    array = tmp_path / "x.npy"
+    np.save(array, np.zeros((12, 12), np.float32))
+    out = tmp_path / "out"
+    for call in (lambda: iotx.load_io_transposes(str(good) + "\0other"),
+                 lambda: iotx.validate(str(good) + "\0other"),
+                 lambda: iotx.materialize(str(tmp_path) + "\0other"),
+                 lambda: iotx.apply_files(good, str(out) + "\0other", inputs={"x": array}),
+                 lambda: iotx.apply_files(good, out, inputs={"x": str(array) + "\0other"})):
+        with pytest.raises(iotx.Error) as e:
+            call()
+        assert e.value.code == "IOTX_E400" and "NUL" in str(e.value)
+    assert not out.exists()
+
+
+def test_bytes_paths_name_the_file_they_spell(tmp_path):
+    spec = {"x": {"reshape": [12, 12], "transpose": [1, 0]}}
+    name = os.fsdecode(b"io-\xff.json")  # not UTF-8: a surrogate escape in the str
+    path = tmp_path / name
+    path.write_text(json.dumps([{"input_name": "x", "reshape": [12, 12], "transpose": [1, 0]}]))
+    assert iotx.load_io_transposes(os.fsencode(path)) == spec
+    assert iotx.load_io_transposes(path) == spec
+    report = iotx.validate(os.fsencode(path))
+    assert report["ok"] and list(report["specs"]) == [str(path)]
+    missing = tmp_path / os.fsdecode(b"missing-\xff.json")
+    with pytest.raises(iotx.Error) as e:
+        iotx.load_io_transposes(missing)
+    assert e.value.file == str(missing)  # the same name back, as os.fsdecode spells it
+    with pytest.raises(iotx.Error) as e:
+        iotx.load_io_transposes(12)
+    assert e.value.code == "IOTX_E400" and "not int" in str(e.value)
