@@ -46,11 +46,15 @@ std::optional<producer::ShardSelection> ParseShard(const std::string& text) {
   const size_t slash = text.find('/');
   producer::ShardSelection shard;
   const char* end = text.data() + text.size();
-  const bool ok =
-      slash != std::string::npos &&
-      std::from_chars(text.data(), text.data() + slash, shard.index).ptr == text.data() + slash &&
-      std::from_chars(text.data() + slash + 1, end, shard.count).ptr == end && slash > 0 &&
-      slash + 1 < text.size() && shard.count > 0 && shard.index < shard.count;
+  // Whole numbers that fit: from_chars leaves the field as it was on overflow (0/1 here).
+  auto whole = [](const char* from, const char* to, auto& value) {
+    const auto [ptr, ec] = std::from_chars(from, to, value);
+    return ec == std::errc() && ptr == to;
+  };
+  const bool ok = slash != std::string::npos && slash > 0 && slash + 1 < text.size() &&
+                  whole(text.data(), text.data() + slash, shard.index) &&
+                  whole(text.data() + slash + 1, end, shard.count) && shard.count > 0 &&
+                  shard.index < shard.count;
   if (!ok) {
     std::cerr << "iotx apply: --shard expects K/N with 0 <= K < N (this host's index and the "
                  "number of hosts), e.g. --shard 0/4; got \""

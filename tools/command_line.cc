@@ -39,6 +39,17 @@ CLI::Validator IntListValidator() {
       /*validator_desc=*/"");
 }
 
+// A path or K/N option given as "": a shell variable that expanded to nothing. Without this an
+// empty --shard read as no --shard at all (every shard converted on every host), and an empty
+// path failed later with a file error that named no option.
+CLI::Validator NotEmpty(std::string what) {
+  return CLI::Validator(
+      [what](std::string& value) {
+        return value.empty() ? "is empty; give " + what : std::string();
+      },
+      /*validator_desc=*/"");
+}
+
 // A number option that must be at least `min` ("0 or more", "more than 0" for min_exclusive):
 // says so in those words, where CLI11's ranges print the bounds of a double (300 digits).
 CLI::Validator AtLeast(double min, bool min_exclusive) {
@@ -199,6 +210,7 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--io-transposes", args->io_transposes,
                   "The io_transposes.json to apply, e.g. --io-transposes work/io_transposes.json")
       ->required()
+      ->check(NotEmpty("the io_transposes.json to apply"))
       ->type_name("FILE");
   CLI::Option* input =
       cmd->add_option("--input", args->input,
@@ -212,11 +224,14 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                       "safetensors file (told apart by content), or a sharded checkpoint's "
                       "index (a name ending in .index.json), e.g. --inputs inp-000.p, --inputs "
                       "model.safetensors or --inputs model.safetensors.index.json")
+          ->check(NotEmpty("the tensor file to read"))
           ->type_name("FILE");
   input->excludes(inputs);
   cmd->add_option("--out-dir", args->out_dir,
-                  "Where the outputs go (created when missing), e.g. --out-dir device/")
+                  "Where the outputs go (created when missing; an output that would replace an "
+                  "input file is refused), e.g. --out-dir device/")
       ->required()
+      ->check(NotEmpty("the directory the outputs go to"))
       ->type_name("DIR");
   cmd->add_option("--format", args->format,
                   "npy: DIR/value_<NAME>.npy per tensor; safetensors: one DIR/<stem>.safetensors "
@@ -229,6 +244,7 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                   "Sharded checkpoint only: convert the shard files at positions K, K+N, "
                   "K+2N, ... of the sorted shard names (K from 0), so N hosts share the work "
                   "without talking to each other, e.g. --shard $SLURM_ARRAY_TASK_ID/4")
+      ->check(NotEmpty("this host's index and the number of hosts, e.g. --shard 0/4"))
       ->type_name("K/N");
   cmd->add_flag("--finish-index", args->finish_index,
                 "Sharded checkpoint only: write no tensor; write DIR's index if every shard's "
@@ -316,12 +332,7 @@ void AddWrapCommand(CLI::App& app, CommandContext& ctx) {
   source
       ->add_option("--io_transposes,--io-transposes", options->io_transposes,
                    "One io_transposes.json, e.g. --io_transposes io_transposes.json")
-      ->check(CLI::Validator(
-          [](std::string& value) {
-            return value.empty() ? std::string("is empty; give the io_transposes.json to use")
-                                 : std::string();
-          },
-          ""));
+      ->check(NotEmpty("the io_transposes.json to use"));
   source
       ->add_option("--modular-io-transposes", options->modular,
                    "The per-partition io_transposes.json files of the modular flow, space\n"

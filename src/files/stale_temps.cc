@@ -47,6 +47,9 @@ size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::s
   std::filesystem::directory_iterator it(dir, ec);
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::string entry = it->path().filename().string();
+    // An output of the run itself, however much its name looks like another's temporary (a
+    // shard named ".model-1.safetensors.tmp-99-x" beside "model-1.safetensors").
+    if (wanted.contains(entry)) continue;
     const std::optional<pid_t> owner = TempOwner(entry, wanted);
     if (!owner || !ProcessGone(*owner)) continue;
     std::error_code remove_ec;

@@ -11,10 +11,10 @@
 
 namespace iotx::files {
 
-// Removes the entries of `dir` that are such temporaries of one of `names` and whose process
-// <pid> no longer exists (kill(pid, 0) says ESRCH), so a run going on in parallel keeps its
-// files. Returns how many were removed. Best effort: a directory that cannot be listed or an
-// entry that cannot be removed is left as it is.
+// Removes the entries of `dir` that are such temporaries of one of `names`, are not
+// themselves one of `names`, and whose process <pid> no longer exists (kill(pid, 0) says ESRCH), so
+// a run going on in parallel keeps its files. Returns how many were removed. Best effort: a
+// directory that cannot be listed or an entry that cannot be removed is left as it is.
 size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::string> names);
 
 }  // namespace iotx::files

@@ -32,6 +32,20 @@ Expected<TransposeSpec> SpecFor(const io::Tensor& tensor, const TransposeSpec& s
   if (Status fits = CheckSpecFits(spec, tensor.shape, tensor.name); !fits) {
     return located(std::move(fits).error());
   }
+  // An empty tensor's reshape may name any extents beside its zero; its output must still be
+  // an array a reader can make (numpy refuses one whose other extents hold more than 2^63
+  // bytes, so np.load of the output would fail).
+  int64_t bytes = std::max<int64_t>(tensor.element_bits / 8, 1);
+  for (int64_t dim : spec.reshape) {
+    if (dim != 0 && __builtin_mul_overflow(bytes, dim, &bytes)) {
+      return located(Error(ErrorCode::kDimOverflow,
+                           "the reshape " + ShortList(spec.reshape) +
+                               " is empty, but its other extents span more than 2^63 bytes of " +
+                               std::to_string(tensor.element_bits / 8) +
+                               "-byte elements: no reader can make that array (numpy refuses "
+                               "it)"));
+    }
+  }
   if (tensor.element_bits % 8 != 0) {
     return located(Error(ErrorCode::kUnsupported,
                          "cannot permute " + tensor.dtype + " elements (" +
@@ -180,10 +194,18 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
 
   std::error_code ec;
   if (std::filesystem::is_directory(options.out_dir, ec)) {
+    std::vector<std::filesystem::path> read{options.io_transposes};
+    for (const SourceFile& file : inputs.files) read.push_back(file.path);
+    if (inputs.index) read.push_back(inputs.index->path);
     for (const PlannedOutput& output : plan.outputs) {
-      if (output.selected) IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path));
+      if (!output.selected) continue;
+      IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path));
+      IOTX_RETURN_IF_ERROR(CheckNotAnInput(output.path, read));
     }
-    if (!plan.index.empty()) IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, plan.index));
+    if (!plan.index.empty()) {
+      IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, plan.index));
+      IOTX_RETURN_IF_ERROR(CheckNotAnInput(plan.index, read));
+    }
   }
   return plan;
 }

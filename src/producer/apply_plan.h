@@ -80,7 +80,8 @@ std::string SafetensorsOutputName(const TensorSet& inputs);
 // (kUnknownInput) and holds its element count (NCC_IHNW003, naming both shapes), elements are
 // whole bytes where a spec permutes them (kUnsupported), every tensor has a dtype name in the
 // output format (kUnknownDType), names fit value_<name>.npy (kUnsafeName), output paths stay
-// inside out_dir (kPathUnsafe for a symlink leading out) and out_dir is not a file
+// inside out_dir (kPathUnsafe for a symlink leading out), none is a file the run reads
+// (kOutputIsInput: an out_dir that holds the inputs) and out_dir is not a file
 // (kNotADirectory). A repeated input_name in the file keeps the first element, with a
 // warning. Reads only.
 Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& options);

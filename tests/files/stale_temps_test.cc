@@ -51,6 +51,20 @@ TEST(StaleTempsTest, RemovesTheTemporariesOfDeadWritersOnly) {
   EXPECT_TRUE(fs::is_directory(dir / (".value_w.npy.tmp-" + dead + "-0-0")));
 }
 
+TEST(StaleTempsTest, AnOutputNamedLikeAnotherOutputsTemporaryStays) {
+  // Shard names come from a checkpoint's index: one may spell another's temporary.
+  TempDir dir;
+  const std::string shard = "model-00001-of-00002.safetensors";
+  const std::string lookalike = "." + shard + ".tmp-" + std::to_string(DeadPid()) + "-x";
+  WriteFile(dir / shard, "a");
+  WriteFile(dir / lookalike, "b");
+  const std::string names[] = {shard, lookalike};
+  EXPECT_EQ(RemoveStaleTemps(dir.path(), names), 0u);
+  EXPECT_TRUE(fs::exists(dir / lookalike));
+  const std::string only_shard[] = {shard};  // not an output of this run: a stale temporary
+  EXPECT_EQ(RemoveStaleTemps(dir.path(), only_shard), 1u);
+}
+
 TEST(StaleTempsTest, AMissingDirectoryRemovesNothing) {
   const std::string names[] = {"io_transposes.json"};
   EXPECT_EQ(RemoveStaleTemps("/nonexistent/dir", names), 0u);

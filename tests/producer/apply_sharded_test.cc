@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -239,9 +240,48 @@ TEST_F(ShardedErrorTest, ASpecForATensorOfAnotherHostsShardIsCheckedToo) {
   ExpectFailure(Apply({"--shard", "0/4"}), "IOTX_E117", {"nowhere", "checkpoint's tensors"});
 }
 
+TEST_F(ShardedErrorTest, AnOutDirHoldingTheInputsIsRefusedUntouched) {
+  // The outputs keep the shards' names: written into the checkpoint's own directory they
+  // would replace the shards being read, and a second run would permute them again.
+  const auto listing = [&] {
+    return RunPython(
+               "import hashlib, os, sys\n"
+               "for f in sorted(os.listdir(sys.argv[1])):\n"
+               "    data = open(os.path.join(sys.argv[1], f), 'rb').read()\n"
+               "    print(f, hashlib.sha256(data).hexdigest())\n",
+               {in_})
+        .out;
+  };
+  const std::string before = listing();
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, {"--shard", "1/4"}, {"--finish-index"}}) {
+    ProcessResult r = Apply(extra, in_);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_THAT(r.err, HasSubstr("IOTX_E307"));
+    EXPECT_THAT(r.err, HasSubstr("is the input file"));
+  }
+  EXPECT_EQ(listing(), before);
+}
+
 TEST_F(ShardedErrorTest, UsageErrors) {
-  for (const char* shard : {"4/4", "1/0", "a/b", "1", "-1/2", "1/2/3", "/2", "1/"}) {
+  // Numbers past 2^64 read as the defaults 0/1 (every shard) before they were checked; an
+  // empty --shard (a variable that expanded to nothing) read as no --shard at all.
+  for (const char* shard : {"4/4", "1/0", "a/b", "1", "-1/2", "1/2/3", "/2", "1/", "",
+                            "18446744073709551617/18446744073709551618", "0/18446744073709551616",
+                            "18446744073709551618/3"}) {
     EXPECT_EQ(Apply({"--shard", shard}).exit_code, 2) << shard;
+    EXPECT_FALSE(fs::exists(out_)) << shard;
+  }
+  ProcessResult empty = Apply({"--shard", ""});
+  EXPECT_THAT(empty.err, HasSubstr("--shard: is empty"));
+  for (const char* option : {"--io-transposes", "--inputs", "--out-dir"}) {
+    std::vector<std::string> args = {"apply",    "--io-transposes",  in_ + "/io_transposes.json",
+                                     "--inputs", in_ + "/" + kIndex, "--out-dir",
+                                     out_};
+    *(std::find(args.begin(), args.end(), option) + 1) = "";
+    ProcessResult r = RunTool(args);
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_THAT(r.err, HasSubstr(std::string(option) + ": is empty")) << option;
   }
   EXPECT_EQ(Apply({"--shard", "0/2", "--finish-index"}).exit_code, 2);
   EXPECT_EQ(Apply({"--finish-index", "--format", "npy"}).exit_code, 2);

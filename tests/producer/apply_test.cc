@@ -404,6 +404,49 @@ TEST_F(ApplyErrorTest, OutDirBeingAFile) {
   EXPECT_EQ(ReadFile(out_), "a file");
 }
 
+TEST_F(ApplyErrorTest, AnOutputThatIsAnInputIsRefusedUntouched) {
+  // value_small.npy given as the input of `small` in the out dir itself: the output would
+  // replace the file it is read from, and a second run would permute it again.
+  fs::create_directories(out_);
+  fs::copy_file(in_ + "/small.npy", out_ + "/value_small.npy");
+  const std::string before = ReadFile(out_ + "/value_small.npy");
+  ProcessResult r = Apply(
+      {"--input", "small=" + out_ + "/value_small.npy", "--input", "big=" + in_ + "/big.npy"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("iotx: error: IOTX_E307"));
+  EXPECT_THAT(r.err, HasSubstr("value_small.npy: this output is the input file"));
+  EXPECT_EQ(ReadFile(out_ + "/value_small.npy"), before);
+  // A hard link is the same file under another name.
+  fs::create_hard_link(in_ + "/big.npy", out_ + "/value_big.npy");
+  r = ApplyBoth();
+  EXPECT_THAT(r.err, HasSubstr("IOTX_E307"));
+  EXPECT_EQ(ReadFile(in_ + "/big.npy"), ReadFile(out_ + "/value_big.npy"));
+}
+
+TEST_F(ApplyErrorTest, AnEmptyReshapeNoReaderCouldMakeIsRefused) {
+  // numpy makes (0, 2**60) float32 but refuses (0, 2**61): the other extents of an empty
+  // array must still fit 2^63 bytes, or np.load of the output would fail.
+  ProcessResult r = RunPython(
+      "import sys, numpy as np\n"
+      "np.save(sys.argv[1], np.zeros((0, 4), np.float32))\n"
+      "np.zeros((0, 2**60), np.float32)\n",
+      {in_ + "/empty.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteSpecs(
+      "[{\"input_name\": \"e\", \"reshape\": [0, 2305843009213693952], "
+      "\"transpose\": [1, 0]}]");
+  ExpectFailure(Apply({"--input", "e=" + in_ + "/empty.npy"}), "IOTX_E112",
+                {"[0, 2305843009213693952]", "4-byte elements"});
+  WriteSpecs(
+      "[{\"input_name\": \"e\", \"reshape\": [0, 1152921504606846976], "
+      "\"transpose\": [1, 0]}]");
+  r = Apply({"--input", "e=" + in_ + "/empty.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunPython("import sys, numpy as np\nprint(np.load(sys.argv[1]).shape)\n",
+                {out_ + "/value_e.npy"});
+  EXPECT_EQ(r.out, "(1152921504606846976, 0)\n") << r.err;
+}
+
 TEST_F(ApplyErrorTest, AnUnsafeTensorNameForNpyOutput) {
   ProcessResult r = RunPython(
       "import sys, pickle, numpy as np\n"
