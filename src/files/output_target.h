@@ -35,6 +35,13 @@ std::string DescribeTarget(const std::filesystem::path& path);
 // kNotRegularFile naming what it is; a directory is kIoWrite ("a directory is in the way").
 Status CheckReplaceable(const std::filesystem::path& path);
 
+// `path` is none of `inputs` (the same file by device and inode, whatever the names or
+// links lead there): kOutputIsInput naming both. An output directory that holds the inputs
+// (or a link into the outputs) would otherwise replace the file being read, and a second run
+// would transform the transformed bytes.
+Status CheckNotAnInput(const std::filesystem::path& path,
+                       std::span<const std::filesystem::path> inputs);
+
 // The output of a command whose single output file the user names (`iotx wrap --output`):
 // a FIFO, character device or /dev/stdout gets `bytes` written straight into it
 // (piping a module on is what naming one means); anything else is written atomically

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "files/mapped_file.h"
 #include "files/output_target.h"
@@ -45,6 +46,14 @@ Expected<std::string> ReadNeff(const std::string& path, const xla::HloModuleProt
 
 Expected<WrapFilesReport> WrapFiles(const WrapFilesRequest& request) {
   WrapFilesReport report;
+  // --output over the NEFF or a spec file would replace an input with the module (and a
+  // second run would wrap the module as its NEFF). Over --hlo it is a wrap in place, which a
+  // second run repeats byte for byte: allowed.
+  std::vector<std::filesystem::path> read{request.neff};
+  if (request.io_transposes.single_file) read.push_back(*request.io_transposes.single_file);
+  for (const std::string& file : request.io_transposes.modular_files) read.push_back(file);
+  if (request.io_transposes.netlist_file) read.push_back(*request.io_transposes.netlist_file);
+  IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(request.output, read));
   IOTX_ASSIGN_OR_RETURN(IoTransposes io_transposes, LoadIoTransposes(request.io_transposes));
   report.warnings = std::move(io_transposes.warnings);
   IOTX_ASSIGN_OR_RETURN(xla::HloModuleProto module, ReadModule(request.hlo));

@@ -33,11 +33,22 @@ Expected<Problem> MakeProblem(std::span<const int64_t> shape, std::span<const in
   for (int64_t n : shape) {
     if (n < 0) return Fail(ErrorCode::kNegativeDim, fmt::format("shape {} has a negative dimension", iotx::ToString(shape)));
   }
-  const std::optional<int64_t> count = CheckedProduct(shape);
-  if (!count || *count > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(elem_bytes)) {
-    return Fail(ErrorCode::kDimOverflow,
-                fmt::format("shape {} with {}-byte elements overflows int64 bytes", iotx::ToString(shape), elem_bytes));
+  // The bytes the extents span, zeros left out as numpy counts them (an empty array's other
+  // extents must still fit), at most 2^62: every size, stride and rounding the planner and the
+  // plan's description compute then fits int64 with room to round up.
+  constexpr int64_t kMostBytes = int64_t{1} << 62;
+  int64_t span = static_cast<int64_t>(elem_bytes);
+  bool too_large = false;
+  for (int64_t n : shape) {
+    if (n > 0) too_large = too_large || __builtin_mul_overflow(span, n, &span) || span > kMostBytes;
   }
+  if (too_large) {
+    return Fail(ErrorCode::kDimOverflow,
+                fmt::format("shape {} with {}-byte elements spans more than 2^62 bytes (zero "
+                            "extents left out, as numpy counts them)",
+                            iotx::ToString(shape), elem_bytes));
+  }
+  const std::optional<int64_t> count = CheckedProduct(shape);
 
   Problem problem;
   problem.elem_bytes = static_cast<int64_t>(elem_bytes);

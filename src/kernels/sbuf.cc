@@ -43,7 +43,9 @@ std::string ToString(const SbufMapping& m) {
     out += fmt::format(" (last {} rows)", m.last_tile_rows);
   }
   out += fmt::format("; {} B per partition per tile", m.row_bytes);
-  if (m.rows_per_partition > 0) {
+  if (m.row_bytes == 0) {
+    out += " (an empty output: nothing to map)";
+  } else if (m.rows_per_partition > 0) {
     out += fmt::format(" (fits: {} tile(s) resident at once)", m.rows_per_partition);
   } else {
     out += fmt::format(" (exceeds {} B: the device must split the free dim into {} pieces)",

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/text.h"
+#include "files/output_target.h"
 #include "io/descr.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
@@ -200,11 +201,11 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
     for (const PlannedOutput& output : plan.outputs) {
       if (!output.selected) continue;
       IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path));
-      IOTX_RETURN_IF_ERROR(CheckNotAnInput(output.path, read));
+      IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(output.path, read));
     }
     if (!plan.index.empty()) {
       IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, plan.index));
-      IOTX_RETURN_IF_ERROR(CheckNotAnInput(plan.index, read));
+      IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(plan.index, read));
     }
   }
   return plan;

@@ -4,10 +4,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/text.h"
+#include "files/output_target.h"
+#include "files/read_text_file.h"
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
-#include "files/read_text_file.h"
-#include "core/text.h"
 #include "schema/unknown_input.h"
 
 namespace iotx::producer {
@@ -89,16 +90,22 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
   std::vector<std::string> link_names;
   for (const LinkSource& source : present) link_names.push_back(source.name);
   if (options.verify) {
+    // An inp-000.p that is a link into transposed_inputs/ would be replaced by its own
+    // transpose, and the next run would transpose that again.
+    const std::filesystem::path read[] = {workdir.tensors()};
     for (const PlannedInput& input : plan.inputs) {
       const std::string& name = tensors[input.tensor].name;
       if (Status fit = CheckValueFileName(name); !fit) {
         return Fail(std::move(fit).error().InFile(workdir.tensors().string()));
       }
-      IOTX_RETURN_IF_ERROR(
-          CheckOutputFile(workdir.root, workdir.transposed_dir() / ValueFileName(name)));
+      const std::filesystem::path value = workdir.transposed_dir() / ValueFileName(name);
+      IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, value));
+      IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(value, read));
       link_names.push_back(ValueFileName(name));
     }
-    IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, workdir.transposed_dir() / kTensorsFile));
+    const std::filesystem::path pickle = workdir.transposed_dir() / kTensorsFile;
+    IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, pickle));
+    IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(pickle, read));
   }
   // Where the fan-out will put links: nothing there it may not replace.
   IOTX_RETURN_IF_ERROR(CheckFanOutTargets(workdir, link_names));

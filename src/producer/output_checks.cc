@@ -35,19 +35,4 @@ Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem:
   return files::CheckReplaceable(path);
 }
 
-Status CheckNotAnInput(const std::filesystem::path& path,
-                       std::span<const std::filesystem::path> inputs) {
-  for (const std::filesystem::path& input : inputs) {
-    std::error_code ec;  // either missing: not the same file
-    if (std::filesystem::equivalent(path, input, ec) && !ec) {
-      return Fail(Error(ErrorCode::kOutputIsInput,
-                        "this output is the input file " + input.string() +
-                            ": writing it would replace what is being read; write to another "
-                            "directory")
-                      .InFile(path.string()));
-    }
-  }
-  return Ok();
-}
-
 }  // namespace iotx::producer

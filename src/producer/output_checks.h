@@ -2,7 +2,6 @@
 #pragma once
 
 #include <filesystem>
-#include <span>
 #include <string>
 
 #include "iotx/status.h"
@@ -21,11 +20,5 @@ Status CheckValueFileName(const std::string& input_name);
 // kPathUnsafe, as the write would land outside — and is not a directory (kIoWrite) nor a
 // device, FIFO or socket (kNotRegularFile, files::CheckReplaceable).
 Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path);
-
-// `path` is none of `inputs` (the same file by device and inode, whatever the names):
-// kOutputIsInput naming both. An --out-dir that is the input's directory would otherwise
-// replace the file being read, and a second run would permute the permuted bytes.
-Status CheckNotAnInput(const std::filesystem::path& path,
-                       std::span<const std::filesystem::path> inputs);
 
 }  // namespace iotx::producer

@@ -46,6 +46,21 @@ TEST(DescribeTest, NamesEveryDecision) {
   }
 }
 
+TEST(DescribeTest, ACopyAndAnEmptyOutputAreDescribedAsTheyAre) {
+  // A 16-byte copy read "1 item(s) of 65536 contiguous bytes" (the chunk, not the item), and
+  // an empty output "0 B per partition per tile (exceeds 212984 B ... into 0 pieces)".
+  auto copy = MakePlan(std::vector<int64_t>{4}, std::vector<int64_t>{0}, 4);
+  ASSERT_TRUE(copy.has_value());
+  const std::string copy_text = Describe(**copy);
+  EXPECT_NE(copy_text.find("driver:   1 item(s) of 16 contiguous bytes"), std::string::npos)
+      << copy_text;
+  auto empty = MakePlan(std::vector<int64_t>{0, 5}, std::vector<int64_t>{1, 0}, 4);
+  ASSERT_TRUE(empty.has_value());
+  const std::string empty_text = Describe(**empty);
+  EXPECT_NE(empty_text.find("an empty output: nothing to map"), std::string::npos) << empty_text;
+  EXPECT_EQ(empty_text.find("exceeds"), std::string::npos) << empty_text;
+}
+
 // What `iotx plan` prints for an n x n f32 transpose with the given stores.
 std::string DescribeTranspose(int64_t n, PlanOptions::Stores stores) {
   PlanOptions options;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -54,6 +55,13 @@ TEST(MakeProblemTest, RejectsBadInput) {
   EXPECT_EQ(MakeProblem(V{2, -3}, V{1, 0}, 4).error().code, ErrorCode::kNegativeDim);
   EXPECT_EQ(MakeProblem(V{int64_t{1} << 40, int64_t{1} << 30}, V{1, 0}, 4).error().code,
             ErrorCode::kDimOverflow);
+  // Sizes past 2^62 bytes, zero extents left out as numpy counts them (the planner's
+  // roundings overflowed int64 at 2^63 - 1 and printed negative item counts).
+  EXPECT_EQ(MakeProblem(V{1, std::numeric_limits<int64_t>::max()}, V{0, 1}, 1).error().code,
+            ErrorCode::kDimOverflow);
+  EXPECT_EQ(MakeProblem(V{0, int64_t{1} << 61}, V{1, 0}, 4).error().code, ErrorCode::kDimOverflow);
+  EXPECT_TRUE(MakeProblem(V{0, int64_t{1} << 60}, V{1, 0}, 4).has_value());
+  EXPECT_TRUE(MakeProblem(V{int64_t{1} << 62}, V{0}, 1).has_value());
   EXPECT_EQ(MakeProblem(V{2, 3}, V{1, 0}, 0).error().code, ErrorCode::kInvalidArgument);
   const V big_shape(kMaxRank + 1, 1);
   V big_perm(kMaxRank + 1);

@@ -220,6 +220,15 @@ TEST_F(MaterializeRefusesTest, APlantedSymlinkInPlaceOfThePickle) {
   EXPECT_EQ(ReadFile(outside_ / "victim"), "precious");
 }
 
+TEST_F(MaterializeRefusesTest, APickleLinkedIntoTransposedInputs) {
+  // --verify would replace the pickle it reads with its transpose, and every re-run would
+  // transpose the bytes again.
+  fs::create_directory(work_ + "/transposed_inputs");
+  fs::rename(work_ + "/inp-000.p", work_ + "/transposed_inputs/inp-000.p");
+  fs::create_symlink("transposed_inputs/inp-000.p", work_ + "/inp-000.p");
+  ExpectRefused("IOTX_E307", "is the input file");
+}
+
 TEST_F(MaterializeRefusesTest, TransposedInputsLeadingOutside) {
   fs::create_directory_symlink(outside_.path(), work_ + "/transposed_inputs");
   ExpectRefused("IOTX_E303", "transposed_inputs");

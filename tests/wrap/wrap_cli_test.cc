@@ -200,6 +200,29 @@ TEST(WrapCliTest, ModularErrorsComeFromTheSchemaLayer) {
   }
 }
 
+TEST(WrapCliTest, AnOutputOverAnInputIsRefusedUntouched) {
+  // --output naming the NEFF or the specs replaced them with the module, and a second run
+  // wrapped that module as its NEFF. Over --hlo it is a wrap in place: allowed.
+  WorkDir work("jax_module.textproto");
+  fs::copy_file(WrapTestdata("jax_io_transposes.json"), work / "io.json");
+  fs::create_hard_link(work / "model.neff", work / "neff-link");
+  for (const char* output : {"model.neff", "io.json", "neff-link"}) {
+    const std::string neff = ReadFile(work / "model.neff");
+    const std::string specs = ReadFile(work / "io.json");
+    ProcessResult r = RunTool({"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--io_transposes",
+                               "io.json", "--output", output},
+                              work.dir.path());
+    EXPECT_EQ(r.exit_code, 1) << output;
+    EXPECT_NE(r.err.find("IOTX_E307"), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(work / "model.neff"), neff) << output;
+    EXPECT_EQ(ReadFile(work / "io.json"), specs) << output;
+  }
+  ProcessResult r = RunTool({"wrap", "--hlo", "m.pb", "--neff", "model.neff", "--io_transposes",
+                             "io.json", "--output", "m.pb"},
+                            work.dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(WrapCliTest, BadInputFailsWithACodeAndWritesNothing) {
   {
     WorkDir work("jax_module.textproto");
