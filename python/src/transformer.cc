@@ -202,6 +202,12 @@ class PyTransformer {
   }
 
   py::list ApplyAll(py::handle xs) const {
+    // One array is not a list of inputs, though iterating it would give its rows.
+    if (py::isinstance<py::array>(xs)) {
+      Raise(ErrorCode::kInvalidArgument,
+            "apply_all takes a sequence of arrays (one per input), not one array; apply(i, x) "
+            "takes one");
+    }
     // Any iterable (a list, a tuple, a generator), as a sequence held for the call.
     const py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(xs.ptr(), ""));
     if (!seq) {

@@ -82,6 +82,9 @@ def test_apply_all_takes_any_iterable_and_names_what_it_got():
     assert len(from_generator) == len(from_list)
     for got, want in zip(from_generator, from_list):
         assert np.array_equal(got, want)
+    with pytest.raises(iotx.Error) as e:  # its rows were taken for the inputs
+        t.apply_all(xs[1])
+    assert e.value.code == "IOTX_E400" and "not one array" in str(e.value)
     with pytest.raises(iotx.Error) as e:
         t.apply_all(5)
     assert e.value.code == "IOTX_E400" and "not int" in str(e.value)

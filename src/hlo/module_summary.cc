@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
-#include "iotx/attributes.h"
 #include "hlo/hlo_module.h"
 #include "hlo/hlo_shape.h"
+#include "iotx/attributes.h"
+#include "iotx/spec.h"
 
 namespace iotx::hlo {
 namespace {
@@ -60,15 +62,31 @@ NeffCallSummary SummarizeCall(const xla::HloComputationProto& computation,
   for (const auto& [key, value] : instruction.frontend_attributes().map()) {
     call.attributes.emplace(key, value);
   }
+  std::vector<const xla::HloInstructionProto*> found;
   for (int64_t id : instruction.operand_ids()) {
     NeffOperandSummary operand;
     operand.id = id;
-    if (int index = FindInstruction(computation, id); index >= 0) {
-      operand.name = computation.instructions(index).name();
-    }
+    const int index = FindInstruction(computation, id);
+    found.push_back(index >= 0 ? &computation.instructions(index) : nullptr);
+    if (found.back() != nullptr) operand.name = found.back()->name();
     call.operands.push_back(std::move(operand));
   }
   DecodeAttributes(call, file);
+  // A spec that does not fit its operand parses, but the runtime refuses it (NCC_IHNW003, as
+  // InputTransformer::FromAttributes would): reported with the attributes' errors.
+  for (size_t i = 0; i < call.operands.size(); ++i) {
+    const NeffOperandSummary& operand = call.operands[i];
+    if (!operand.transpose || found[i] == nullptr || !IsArray(found[i]->shape())) continue;
+    const auto& dims = found[i]->shape().dimensions();
+    const std::vector<int64_t> shape(dims.begin(), dims.end());
+    const std::string& name =
+        operand.neff_input_name.empty() ? operand.name : operand.neff_input_name;
+    if (Status fits = CheckSpecFits(*operand.transpose, shape, name); !fits) {
+      Error error = std::move(fits).error();
+      error.file = file;
+      call.attribute_errors.push_back(std::move(error));
+    }
+  }
   return call;
 }
 

@@ -43,7 +43,7 @@ struct NeffCallSummary {
   size_t neff_bytes = 0;  // size of backend_config
   std::vector<NeffOperandSummary> operands;
   std::map<std::string, std::string> attributes;  // every frontend attribute, as stored
-  std::vector<Error> attribute_errors;            // attributes that do not parse
+  std::vector<Error> attribute_errors;  // attributes that do not parse, specs that do not fit
 };
 
 struct ModuleSummary {

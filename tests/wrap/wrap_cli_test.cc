@@ -358,6 +358,19 @@ TEST(InspectCliTest, PlainModuleAndMalformedAttributes) {
   EXPECT_NE(bad.err.find("IOTX_E121"), std::string::npos) << bad.err;
   EXPECT_NE(bad.out.find("required_transpose=\"4,x|1,0\""), std::string::npos) << bad.out;
 
+  // A spec that parses but does not fit its operand (f32[6144,256]): the runtime would refuse
+  // it, and inspect passed it as sound.
+  (*root->mutable_frontend_attributes()->mutable_map())["required_transpose"] = ";;4,4|1,0";
+  WriteFile(work / "unfit.pb", module.SerializeAsString());
+  ProcessResult unfit = RunTool({"inspect", "unfit.pb", "--json"}, work.dir.path());
+  EXPECT_EQ(unfit.exit_code, 1);
+  EXPECT_NE(unfit.err.find("NCC_IHNW003"), std::string::npos) << unfit.err;
+  EXPECT_NE(unfit.err.find("[6144, 256] to [4, 4]"), std::string::npos) << unfit.err;
+  EXPECT_EQ(nlohmann::json::parse(unfit.out)["neff_calls"][0]["attribute_errors"].size(), 1u);
+  (*root->mutable_frontend_attributes()->mutable_map())["required_transpose"] = ";;6144,256|1,0";
+  WriteFile(work / "fit.pb", module.SerializeAsString());
+  EXPECT_EQ(RunTool({"inspect", "fit.pb"}, work.dir.path()).exit_code, 0);
+
   ProcessResult missing = RunTool({"inspect", "nope.pb"}, work.dir.path());
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("IOTX_E300"), std::string::npos);
