@@ -268,7 +268,8 @@ class IoTransposesVisitor final : public JsonVisitor {
   }
 
   void CheckElement() {
-    std::optional<std::string> name = CheckedName();
+    bool name_safe = true;
+    std::optional<std::string> name = CheckedName(name_safe);
     const bool reshape_ok = CheckedDims(element_.reshape, "reshape");
     const bool transpose_ok = CheckedDims(element_.transpose, "transpose");
     if (!reshape_ok || !transpose_ok) {
@@ -283,10 +284,13 @@ class IoTransposesVisitor final : public JsonVisitor {
       NoteName(name, /*valid=*/false);
       return;
     }
-    if (NoteName(name, /*valid=*/true)) out_.specs.TryEmplace(std::move(*name), std::move(spec));
+    if (NoteName(name, /*valid=*/name_safe))
+      out_.specs.TryEmplace(std::move(*name), std::move(spec));
   }
 
-  std::optional<std::string> CheckedName() {
+  // The element's name, or nullopt when it is missing or not a string. A name unfit for a
+  // file name is an error (safe = false) but still returned, so a repeat of it is reported too.
+  std::optional<std::string> CheckedName(bool& safe) {
     NameSlot& slot = element_.name;
     if (!slot.present) {
       AddError(
@@ -297,9 +301,9 @@ class IoTransposesVisitor final : public JsonVisitor {
       AddError(std::move(*slot.error).AtKey("input_name"));
       return std::nullopt;
     }
-    if (Status safe = CheckInputName(slot.value); !safe) {
-      AddError(std::move(safe).error().AtKey("input_name"));
-      return std::nullopt;
+    if (Status fit = CheckInputName(slot.value); !fit) {
+      AddError(std::move(fit).error().AtKey("input_name"));
+      safe = false;
     }
     return std::move(slot.value);
   }

@@ -259,6 +259,25 @@ TEST(ValidateIoTransposesTest, ReportsEveryProblem) {
           .empty());
 }
 
+TEST(ValidateIoTransposesTest, AnUnsafeNameRepeatedIsReportedRepeated) {
+  // The name check stopped before the repeat check: two IOTX_E115 and no IOTX_E116.
+  const std::vector<Error> errors = ValidateIoTransposes(
+      R"([{"input_name": "a/b", "reshape": [2], "transpose": [0]},
+          {"input_name": "a/b", "reshape": [2], "transpose": [0]}])",
+      kFile);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].code, ErrorCode::kUnsafeName);
+  EXPECT_EQ(errors[1].code, ErrorCode::kUnsafeName);
+  EXPECT_EQ(errors[1].element, 1);
+  EXPECT_EQ(errors[2].code, ErrorCode::kDuplicateInputName);
+  EXPECT_EQ(errors[2].element, 1);
+  // Where a repeat is a warning, an unsafe name is still an error and nothing is kept.
+  EXPECT_EQ(ParseIoTransposes(R"([{"input_name": "a/b", "reshape": [2], "transpose": [0]}])", kFile)
+                .error()
+                .code,
+            ErrorCode::kUnsafeName);
+}
+
 // Issue 18, item 7: nlohmann stops at a NUL as if the text ended there; JSON has none, and
 // Python's json says "Extra data" for "[]\0garbage".
 TEST(ParseIoTransposesTest, ANulByteAnywhereOutsideAStringIsMalformed) {
