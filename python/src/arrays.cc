@@ -12,6 +12,21 @@ namespace {
 
 py::module_ Numpy() { return py::module_::import("numpy"); }
 
+// `obj` as an int64: Python ints and anything with __index__ (numpy integers), not floats or
+// bools. nullopt (the Python error cleared) for anything else; `overflow` is PyLong's sign of
+// an int past int64, 0 otherwise.
+std::optional<long long> IndexValue(PyObject* obj, int& overflow) {
+  overflow = 0;
+  PyObject* index = PyBool_Check(obj) ? nullptr : PyNumber_Index(obj);
+  if (index == nullptr) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  return v;
+}
+
 // The from_dlpack of the package `obj`'s class comes from (torch.from_dlpack for a
 // torch.Tensor), or None where that package has none: results are numpy arrays then.
 py::object CallersFromDlpack(py::handle obj) {
@@ -78,17 +93,11 @@ std::vector<int64_t> ToDims(py::handle seq, const char* what) {
   dims.reserve(static_cast<size_t>(n));
   PyObject** raw = PySequence_Fast_ITEMS(items.ptr());
   for (Py_ssize_t i = 0; i < n; ++i) {
-    // Python ints and anything with __index__ (numpy integers), not floats or bools.
-    PyObject* index = PyBool_Check(raw[i]) ? nullptr : PyNumber_Index(raw[i]);
-    if (index == nullptr) {
-      PyErr_Clear();
-      fail(fmt::format("item {} is {}", i, std::string(py::repr(raw[i]))));
-    }
     int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-    Py_DECREF(index);
+    const std::optional<long long> v = IndexValue(raw[i], overflow);
+    if (!v) fail(fmt::format("item {} is {}", i, std::string(py::repr(raw[i]))));
     if (overflow != 0) fail(fmt::format("item {} does not fit in int64", i));
-    dims.push_back(v);
+    dims.push_back(*v);
   }
   return dims;
 }
@@ -179,22 +188,18 @@ void* CheckOut(const ArrayArg& out, const py::dtype& dtype, std::span<const int6
 int ThreadsArg(py::handle threads) {
   if (threads.is_none()) return 0;
   constexpr int kMostThreads = 1 << 16;
-  // Python ints and anything with __index__ (numpy integers), not floats or bools.
-  PyObject* index = PyBool_Check(threads.ptr()) ? nullptr : PyNumber_Index(threads.ptr());
-  if (index == nullptr) {
-    PyErr_Clear();
+  int overflow = 0;
+  const std::optional<long long> n = IndexValue(threads.ptr(), overflow);
+  if (!n) {
     Raise(ErrorCode::kInvalidArgument,
           fmt::format("threads must be an int >= 1 or None (every core), not {}",
                       std::string(py::repr(threads))));
   }
-  int overflow = 0;
-  const long long n = PyLong_AsLongLongAndOverflow(index, &overflow);
-  Py_DECREF(index);
-  if (overflow < 0 || (overflow == 0 && n < 1)) {
+  if (overflow < 0 || (overflow == 0 && *n < 1)) {
     Raise(ErrorCode::kInvalidArgument, "threads must be at least 1 (None: every core)");
   }
   // An upper bound: more than the machine has means every core.
-  return overflow > 0 || n > kMostThreads ? kMostThreads : static_cast<int>(n);
+  return overflow > 0 || *n > kMostThreads ? kMostThreads : static_cast<int>(*n);
 }
 
 }  // namespace iotx::python

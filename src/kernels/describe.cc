@@ -192,12 +192,10 @@ std::string Describe(const Plan& plan) {
   }
   s += fmt::format("driver:   {} item(s)", d.split.items);
   if (d.nest.strategy == kernels::Strategy::kCopy) {
-    // The last item holds what is left (all of it when one item covers the tensor).
+    // The last item holds what is left: all of it when one item covers the tensor.
     const int64_t last = d.bytes - (d.split.items - 1) * d.split.block;
-    s += d.split.items == 1 ? fmt::format(" of {} contiguous bytes", d.bytes)
-         : last == d.split.block
-             ? fmt::format(" of {} contiguous bytes", d.split.block)
-             : fmt::format(" of {} contiguous bytes (the last {})", d.split.block, last);
+    s += fmt::format(" of {} contiguous bytes", d.split.items == 1 ? last : d.split.block);
+    if (d.split.items > 1 && last != d.split.block) s += fmt::format(" (the last {})", last);
   } else if (!d.split.driver.empty()) {
     s += d.split.dst_prefix ? " (destination-order prefix: each a contiguous output range)"
                             : " (source-order dims and row blocks: each keeps whole source rows)";

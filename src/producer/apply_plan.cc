@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "core/text.h"
-#include "files/output_target.h"
 #include "io/descr.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
@@ -199,14 +198,11 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
     for (const SourceFile& file : inputs.files) read.push_back(file.path);
     if (inputs.index) read.push_back(inputs.index->path);
     for (const PlannedOutput& output : plan.outputs) {
-      if (!output.selected) continue;
-      IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path));
-      IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(output.path, read));
+      if (output.selected)
+        IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path, read));
     }
-    if (!plan.index.empty()) {
-      IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, plan.index));
-      IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(plan.index, read));
-    }
+    if (!plan.index.empty())
+      IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, plan.index, read));
   }
   return plan;
 }

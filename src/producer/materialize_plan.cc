@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "core/text.h"
-#include "files/output_target.h"
 #include "files/read_text_file.h"
 #include "iotx/io_transposes.h"
 #include "producer/output_checks.h"
@@ -98,14 +97,12 @@ Expected<MaterializePlan> PlanMaterialize(const MaterializeOptions& options) {
       if (Status fit = CheckValueFileName(name); !fit) {
         return Fail(std::move(fit).error().InFile(workdir.tensors().string()));
       }
-      const std::filesystem::path value = workdir.transposed_dir() / ValueFileName(name);
-      IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, value));
-      IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(value, read));
+      IOTX_RETURN_IF_ERROR(
+          CheckOutputFile(workdir.root, workdir.transposed_dir() / ValueFileName(name), read));
       link_names.push_back(ValueFileName(name));
     }
-    const std::filesystem::path pickle = workdir.transposed_dir() / kTensorsFile;
-    IOTX_RETURN_IF_ERROR(CheckOutputFile(workdir.root, pickle));
-    IOTX_RETURN_IF_ERROR(files::CheckNotAnInput(pickle, read));
+    IOTX_RETURN_IF_ERROR(
+        CheckOutputFile(workdir.root, workdir.transposed_dir() / kTensorsFile, read));
   }
   // Where the fan-out will put links: nothing there it may not replace.
   IOTX_RETURN_IF_ERROR(CheckFanOutTargets(workdir, link_names));

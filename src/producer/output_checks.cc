@@ -16,7 +16,8 @@ Status CheckValueFileName(const std::string& input_name) {
   return CheckInputName(input_name);
 }
 
-Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path) {
+Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path,
+                       std::span<const std::filesystem::path> inputs) {
   auto resolved = files::ResolveInside(root, path);
   if (!resolved) {
     Error error = std::move(resolved).error();
@@ -32,7 +33,8 @@ Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem:
   }
   // A device, FIFO or socket at the name is refused now, before the first write, as the write
   // itself would refuse it.
-  return files::CheckReplaceable(path);
+  IOTX_RETURN_IF_ERROR(files::CheckReplaceable(path));
+  return files::CheckNotAnInput(path, inputs);
 }
 
 }  // namespace iotx::producer

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "iotx/status.h"
@@ -18,7 +19,9 @@ Status CheckValueFileName(const std::string& input_name);
 
 // `path` resolves inside `root` — a symlink at `path` or on the way that leads out is
 // kPathUnsafe, as the write would land outside — and is not a directory (kIoWrite) nor a
-// device, FIFO or socket (kNotRegularFile, files::CheckReplaceable).
-Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path);
+// device, FIFO or socket (kNotRegularFile, files::CheckReplaceable), nor one of the files the
+// run reads, `inputs` (kOutputIsInput, files::CheckNotAnInput).
+Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path,
+                       std::span<const std::filesystem::path> inputs = {});
 
 }  // namespace iotx::producer
