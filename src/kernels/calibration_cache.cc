@@ -18,7 +18,7 @@ namespace iotx::kernels {
 namespace {
 
 // Bump when what Calibrate measures or how it decides changes: older files are then ignored.
-constexpr const char* kFormat = "iotx streaming threshold 2";
+constexpr const char* kFormat = "iotx streaming threshold 3";
 // Ours are a few hundred bytes; anything much larger is not ours and not read.
 constexpr uintmax_t kMaxFileBytes = 64 * 1024;
 
@@ -66,12 +66,18 @@ std::optional<StreamingThreshold> Read(const std::filesystem::path& path,
   const uintmax_t size = std::filesystem::file_size(path, size_error);
   if (size_error || size > kMaxFileBytes) return std::nullopt;
   std::ifstream in(path);
-  std::string format, sig, bytes_line, staged_line, why_line;
+  std::string format, sig, bytes_line, staged_line, walk_line, why_line;
   if (!std::getline(in, format) || format != kFormat) return std::nullopt;
   if (!std::getline(in, sig) || sig != "signature " + signature) return std::nullopt;
   if (!std::getline(in, bytes_line) || !std::getline(in, staged_line)) return std::nullopt;
+  if (!std::getline(in, walk_line)) return std::nullopt;
   if (!std::getline(in, why_line) || why_line.rfind("why ", 0) != 0) return std::nullopt;
   StreamingThreshold t;
+  if (walk_line == "dram_walk short-strips") {
+    t.short_strips = true;
+  } else if (walk_line != "dram_walk tall-strips") {
+    return std::nullopt;
+  }
   if (!ParseBytes(bytes_line, "bytes ", t.bytes) ||
       !ParseBytes(staged_line, "staged_bytes ", t.staged_bytes)) {
     return std::nullopt;
@@ -89,8 +95,9 @@ void Write(const std::filesystem::path& path, const std::string& signature,
   if (ec) return;
   const std::filesystem::path temp =
       path.string() + fmt::format(".tmp-{}-{:x}", getpid(), Fnv1a(path.string() + t.why));
-  const std::string text = fmt::format("{}\nsignature {}\nbytes {}\nstaged_bytes {}\nwhy {}\n",
-                                       kFormat, signature, t.bytes, t.staged_bytes, OneLine(t.why));
+  const std::string text = fmt::format(
+      "{}\nsignature {}\nbytes {}\nstaged_bytes {}\ndram_walk {}\nwhy {}\n", kFormat, signature,
+      t.bytes, t.staged_bytes, t.short_strips ? "short-strips" : "tall-strips", OneLine(t.why));
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return;
   const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());

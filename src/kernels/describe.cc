@@ -144,10 +144,14 @@ std::string Describe(const Plan& plan) {
             "walk:     strips of {} rows, with cache-bypassing stores (whole aligned lines) "
             "{} bands of {} columns at a time: each row of tiles reads {} B of each of its {} "
             "source rows before the next row, and the strip's {} rows complete {} B runs per "
-            "destination row (runs this short: bands walked one by one read one vector per "
-            "row and band, more streams than the hardware prefetcher follows)\n",
+            "destination row ({})\n",
             n.strip_rows, n.band_group, d.tile.tile_cols, n.band_group * n.vector_bytes,
-            d.tile.tile_rows, n.strip_rows, n.strip_rows * e);
+            d.tile.tile_rows, n.strip_rows, n.strip_rows * e,
+            kernels::ShortStrips(d.folded, m)
+                ? "short strips: this machine's calibration read them faster than "
+                  "tall strips walked band by band, see stores"
+                : "runs this short: bands walked one by one read one vector per row "
+                  "and band, more streams than the hardware prefetcher follows");
       } else if (n.stage_pitch == 0) {
         s += fmt::format(
             "walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "

@@ -13,6 +13,7 @@
 
 #include "kernels/calibration_cache.h"
 #include "kernels/dispatch.h"
+#include "kernels/walk_calibration.h"
 
 namespace iotx::kernels {
 namespace {
@@ -70,22 +71,9 @@ double BestGbps(size_t bytes, int reps, const Fn& fn) {
   return static_cast<double>(bytes) / best / 1e9;
 }
 
-StreamingThreshold Calibrate(const Caches& caches) {
+StreamingThreshold MeasureThreshold(const Caches& caches, const Buffer& src, const Buffer& dst,
+                                    size_t largest) {
   StreamingThreshold t;
-  // Sizes 2, 4, ... x L2, up to 16 x L2 clamped to 8-32 MiB: each doubling of the buffers
-  // costs page faults (2 x 64 MiB made the first plan of a process take 30-150 ms; 2 x 16 MiB
-  // about 10 ms), and the outputs the threshold separates are the cache-resident ones (a few
-  // MiB) from the DRAM-sized ones.
-  const auto largest = static_cast<size_t>(
-      std::clamp<int64_t>(16 * caches.l2, int64_t{8} << 20, int64_t{32} << 20));
-  Buffer src = Allocate(largest), dst = Allocate(largest);
-  if (!src || !dst) {
-    t.bytes = static_cast<int64_t>(largest);
-    t.staged_bytes = t.bytes;
-    t.why = "calibration could not allocate its buffers; streaming from the largest size tried";
-    t.measured = false;
-    return t;
-  }
   Nest stream;
   stream.strategy = Strategy::kCopy;
   stream.streaming = true;
@@ -121,6 +109,46 @@ StreamingThreshold Calibrate(const Caches& caches) {
   return t;
 }
 
+Machine MachineOf(const Caches& c) {
+  Machine m;
+  m.l1d_bytes = c.l1d;
+  m.l1d_ways = c.l1d_ways;
+  m.l2_bytes = c.l2;
+  m.llc_bytes = c.llc;
+  m.cache_source = c.source;
+  m.vector_bytes = static_cast<int64_t>(ChosenVectorBytes());
+  m.target = ChosenTargetName();
+  return m;
+}
+
+StreamingThreshold Calibrate(const Caches& caches) {
+  // Sizes 2, 4, ... x L2, up to 16 x L2 clamped to 8-32 MiB: each doubling of the buffers
+  // costs page faults (2 x 64 MiB made the first plan of a process take 30-150 ms; 2 x 16 MiB
+  // about 10 ms), and the outputs the threshold separates are the cache-resident ones (a few
+  // MiB) from the DRAM-sized ones.
+  const auto largest =
+      static_cast<size_t>(std::clamp<int64_t>(16 * caches.l2, int64_t{8} << 20, int64_t{32} << 20));
+  Buffer src = Allocate(largest), dst = Allocate(largest);
+  if (!src || !dst) {
+    StreamingThreshold t;
+    t.bytes = static_cast<int64_t>(largest);
+    t.staged_bytes = t.bytes;
+    t.why = "calibration could not allocate its buffers; streaming from the largest size tried";
+    t.measured = false;
+    return t;
+  }
+  StreamingThreshold t = MeasureThreshold(caches, src, dst, largest);
+  const WalkChoice walk = CalibrateDramWalk(MachineOf(caches), src.get(), dst.get(), largest);
+  t.short_strips = walk.short_strips;
+  t.why += "; " + walk.why;
+  return t;
+}
+
+std::optional<bool>& ShortStripsOverride() {
+  static std::optional<bool> value;
+  return value;
+}
+
 const Caches& CachedCaches() {
   static const Caches caches = ReadCaches();
   return caches;
@@ -136,22 +164,21 @@ const StreamingThreshold& CalibrateStreaming() {
 }
 
 Machine CurrentMachine(bool with_streaming_threshold) {
-  const Caches& c = CachedCaches();
-  Machine m;
-  m.l1d_bytes = c.l1d;
-  m.l1d_ways = c.l1d_ways;
-  m.l2_bytes = c.l2;
-  m.llc_bytes = c.llc;
-  m.cache_source = c.source;
-  m.vector_bytes = static_cast<int64_t>(ChosenVectorBytes());
-  m.target = ChosenTargetName();
+  Machine m = MachineOf(CachedCaches());
   if (with_streaming_threshold) {
     const StreamingThreshold& t = CalibrateStreaming();
     m.streaming_bytes = t.bytes;
     m.staged_streaming_bytes = t.staged_bytes;
     m.streaming_why = t.why;
+    m.short_strips_bytes = t.short_strips ? t.bytes : 0;
   }
+  if (const std::optional<bool> forced = ShortStripsOverride())
+    m.short_strips_bytes = *forced ? 1 : 0;
   return m;
+}
+
+void SetShortStripsForTest(std::optional<bool> short_strips) {
+  ShortStripsOverride() = short_strips;
 }
 
 }  // namespace iotx::kernels

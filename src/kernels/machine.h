@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace iotx::kernels {
@@ -22,6 +23,12 @@ struct Machine {
   int64_t streaming_bytes = 0;
   int64_t staged_streaming_bytes = 0;
   std::string streaming_why;
+  // Tile walks with cache-bypassing stores of outputs of at least this many bytes read their
+  // source in short strips, several bands at a time, rather than in tall strips band by band
+  // (0: never). Which of the two the machine's memory and prefetchers serve faster is measured
+  // with the streaming threshold (walk_calibration.h), and applies from that threshold: past
+  // the cache, where it was measured.
+  int64_t short_strips_bytes = 0;
 };
 
 // The machine now: the cache geometry (read once per process), the dispatch's current
@@ -51,7 +58,13 @@ struct StreamingThreshold {
   int64_t staged_bytes = 0;
   std::string why;
   bool measured = true;  // false: a fallback (the buffers could not be allocated), not kept
+  bool short_strips = false;  // Machine::short_strips, measured on the same buffers
 };
 const StreamingThreshold& CalibrateStreaming();
+
+// Tests run both DRAM walks whatever this machine measured, on small planes: true makes every
+// later plan's Machine::short_strips_bytes 1 (short strips at any size), false 0 (never),
+// nullopt restores the calibration's.
+void SetShortStripsForTest(std::optional<bool> short_strips);
 
 }  // namespace iotx::kernels

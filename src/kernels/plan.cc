@@ -92,10 +92,11 @@ Expected<PlanPtr> MakePlan(std::span<const int64_t> shape, std::span<const int64
 Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   const PlanOptions& options = d.options;
   d.bytes = kernels::ProblemBytes(unfolded);
-  // The streaming threshold is calibrated once per process, and only asked for when the
-  // answer could be yes: outputs of at least twice the L2 with automatic stores.
+  // The streaming calibration (threshold and DRAM walk) is read once per process, and only
+  // asked for when it could matter: outputs of at least twice the L2 whose stores may bypass
+  // the cache.
   d.machine = kernels::CurrentMachine(false);
-  if (options.stores == PlanOptions::Stores::kAuto && d.bytes >= 2 * d.machine.l2_bytes) {
+  if (options.stores != PlanOptions::Stores::kRegular && d.bytes >= 2 * d.machine.l2_bytes) {
     d.machine = kernels::CurrentMachine(true);
   }
   d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();

@@ -163,6 +163,11 @@ bool OneThreadStreamsEarly(Strategy strategy);
 // cache-bypassing stores: half machine.streaming_bytes (0: none calibrated).
 int64_t OneThreadStreamingBytes(const Machine& machine);
 
+// Whether a kTiles walk with cache-bypassing stores of `folded` reads short strips, several
+// bands at a time (Machine::short_strips_bytes: the calibration found them faster past the
+// cache), instead of GroupedBands' rule.
+bool ShortStrips(const Problem& folded, const Machine& machine);
+
 // Bands a kTiles walk with cache-bypassing stores takes at a time (Tile::band_group) for
 // `elem_bytes` elements in tiles of `tile_rows` rows, strips of `strip_rows` rows and vectors
 // of `vector_bytes`; 1 where the band-by-band walk stays.

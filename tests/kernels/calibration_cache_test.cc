@@ -29,11 +29,13 @@ struct FakeCalibration {
   int64_t bytes = 16 << 20;
   int64_t staged_bytes = 4 << 20;
   bool measured = true;
+  bool short_strips = true;
   StreamingThreshold operator()() {
     ++runs;
     StreamingThreshold t;
     t.bytes = bytes;
     t.staged_bytes = staged_bytes;
+    t.short_strips = short_strips;
     t.why = "calibrated: fake";
     t.measured = measured;
     return t;
@@ -63,15 +65,17 @@ TEST(CalibrationCacheTest, TheFirstProcessMeasuresAndLaterOnesRead) {
   EXPECT_EQ(first.bytes, 16 << 20);
   EXPECT_EQ(first.why, "calibrated: fake");
   const std::string file = OnlyFile(dir.path());
-  EXPECT_THAT(Slurp(file),
-              HasSubstr("signature machine A\nbytes 16777216\nstaged_bytes 4194304\n"));
+  EXPECT_THAT(Slurp(file), HasSubstr("signature machine A\nbytes 16777216\nstaged_bytes 4194304\n"
+                                     "dram_walk short-strips\n"));
 
   fake.bytes = 1;  // a second measurement would answer differently: it must not run
   fake.staged_bytes = 1;
+  fake.short_strips = false;
   const StreamingThreshold again = LoadOrCalibrate(dir.path(), "machine A", calibrate);
   EXPECT_EQ(fake.runs, 1);
   EXPECT_EQ(again.bytes, 16 << 20);
   EXPECT_EQ(again.staged_bytes, 4 << 20);
+  EXPECT_TRUE(again.short_strips);
   EXPECT_THAT(again.why, StartsWith("calibrated: fake (measured once on this machine"));
   EXPECT_THAT(again.why, HasSubstr(file));
 }
@@ -107,7 +111,12 @@ TEST(CalibrationCacheTest, ADamagedFileIsMeasuredOver) {
         std::string(good)
             .replace(0, good.find('\n'), "iotx streaming threshold 1")
             .erase(good.find("staged_bytes "), good.find("why ") - good.find("staged_bytes ")),
-        std::string(good).replace(good.find("signature m"), 11, "signature n")}) {
+        std::string(good).replace(good.find("signature m"), 11, "signature n"),
+        std::string(good).replace(good.find("short-strips"), 12, "sideways"),
+        // The second format, without dram_walk (before the walk was calibrated).
+        std::string(good)
+            .replace(0, good.find('\n'), "iotx streaming threshold 2")
+            .erase(good.find("dram_walk "), good.find("why ") - good.find("dram_walk "))}) {
     SCOPED_TRACE(damaged);
     std::ofstream(file, std::ios::trunc) << damaged;
     const int before = fake.runs;

@@ -429,6 +429,36 @@ TEST(ChooseTileTest, GroupsBandsOfShortStripsOnlyWithCacheBypassingStores) {
   EXPECT_EQ(BuildNest(d2, Strategy::kTiles, dram, split, true).band_group, 16);
 }
 
+TEST(ChooseTileTest, ShortStripsWhereTheCalibrationFoundThemFaster) {
+  Machine m = TestMachine();
+  m.short_strips_bytes = 64 << 20;  // as calibrated: from the streaming threshold
+  // Every width: strips of 32 rows (whole tiles: 64 for 1-byte elements), 1 KiB of each
+  // source row per row of tiles, with cache-bypassing stores only.
+  for (const auto& [elem, strip] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 64}, {2, 32}, {4, 32}, {8, 32}, {16, 32}}) {
+    const Problem plane = FoldedReversal({8192, 8192}, elem);
+    const Tile dram = ChooseTile(plane, Strategy::kTiles, m, true);
+    EXPECT_EQ(dram.strip_rows, strip) << elem;
+    EXPECT_EQ(dram.band_group, 1024 / dram.vector_bytes) << elem;
+    EXPECT_EQ(dram.row_granule, strip) << elem;
+    const Tile cached = ChooseTile(plane, Strategy::kTiles, m, false);
+    EXPECT_EQ(cached.band_group, 1) << elem;
+    EXPECT_EQ(cached.strip_rows,
+              ChooseTile(plane, Strategy::kTiles, TestMachine(), false).strip_rows);
+  }
+  // A plane of fewer rows than a strip walks them all; destination rows not whole lines apart
+  // keep the band walk (they cannot stream in place).
+  EXPECT_EQ(ChooseTile(FoldedReversal({16, 1 << 22}), Strategy::kTiles, m, true).strip_rows, 16);
+  // Below the size it was measured at (the source in cache) the tall strips stay.
+  const Tile cached = ChooseTile(FoldedReversal({1024, 1024}), Strategy::kTiles, m, true);
+  EXPECT_EQ(cached.strip_rows, 384);
+  EXPECT_EQ(cached.band_group, 1);
+  EXPECT_EQ(ChooseTile(FoldedReversal({58, 173250}, 8), Strategy::kTiles, m, true).band_group, 1);
+  // Staged and fused plans are not band walks.
+  EXPECT_EQ(ChooseTile(FoldedReversal({8192, 8192}), Strategy::kStagedTiles, m, false).band_group,
+            1);
+}
+
 TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
   EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7

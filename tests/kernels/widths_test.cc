@@ -106,6 +106,38 @@ TEST_P(WidthTest, BandsInGroups) {
   }
 }
 
+// The walk a machine's calibration picks for planes past the cache where short strips read
+// faster (Machine::short_strips, walk_calibration.h): strips of 32 rows (one tile of 1- and
+// 2-byte elements), 1 KiB of each source row at a time, for every width, with a last group
+// of fewer bands, a last strip of fewer rows, columns past the last whole tile and rows not a
+// power of two apart; the calibration of this machine is overridden both ways.
+TEST_P(WidthTest, ShortStripsInGroups) {
+  const size_t width = GetParam().width;
+  const auto w = static_cast<int64_t>(width);
+  const int64_t band = kernels::ChosenVectorBytes() / w;
+  for (const bool short_strips : {true, false}) {
+    kernels::SetShortStripsForTest(short_strips);
+    for (const auto& [shape, perm] : Layouts{
+             {{160, 24 * band + 3}, {1, 0}},      // rows 5 strips, a group and a half
+             {{2, 96, 17 * band}, {0, 2, 1}},     // a partial strip per plane
+             {{512 / w + 64, 4096 / w}, {1, 0}},  // rows 4 KiB apart
+         }) {
+      const std::string text = StreamingDescription(shape, perm);
+      if (text.empty()) break;  // MakePlan failed (recorded)
+      const bool named = text.find("short strips:") != std::string::npos;
+      // Only tile walks whose destination rows are whole lines apart stream in place.
+      const bool streams_in_place = text.find("strategy: tiles ") != std::string::npos &&
+                                    shape[shape.size() - 2] * w % 64 == 0;
+      if (streams_in_place) {
+        EXPECT_EQ(named, short_strips) << "width " << width << "\n" << text;
+      }
+      Check(shape, perm);
+      if (HasFatalFailure()) break;
+    }
+  }
+  kernels::SetShortStripsForTest(std::nullopt);
+}
+
 // Destinations that start part-way into a line (as `iotx apply`'s buffers at a file offset's
 // phase do), with cache-bypassing stores: each plane's first rows up to a line boundary are
 // peeled as an edge (TilesPlane, DeinterleavePlane; InterleavePlane peels columns up to one
