@@ -102,13 +102,18 @@ void MappedFile::ReadInto(std::span<const std::byte> bytes,
   }
 }
 
+std::optional<double> MappedFile::CachedFractionOf(
+    std::span<const std::byte> bytes) const noexcept {
+  struct stat st;
+  const bool trusted =
+      stat(path_.c_str(), &st) == 0 && (st.st_uid == geteuid() || access(path_.c_str(), W_OK) == 0);
+  return CachedFraction(bytes, trusted);
+}
+
 std::span<const std::byte> MappedFile::ReadIntoRoom(std::span<const std::byte> bytes,
                                                     std::span<std::byte> room) const noexcept {
   if (bytes.size() >= kDirectReadMinBytes) {
-    struct stat st;
-    const bool trusted = stat(path_.c_str(), &st) == 0 &&
-                         (st.st_uid == geteuid() || access(path_.c_str(), W_OK) == 0);
-    const std::optional<double> cached = CachedFraction(bytes, trusted);
+    const std::optional<double> cached = CachedFractionOf(bytes);
     if (cached && *cached < 0.5) {
       const std::span<const std::byte> read = ReadDirect(bytes, room);
       if (!read.empty()) return read;

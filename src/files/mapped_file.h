@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -67,6 +68,10 @@ class MappedFile {
   std::span<const std::byte> ReadIntoRoom(std::span<const std::byte> bytes,
                                           std::span<std::byte> room) const noexcept;
   static constexpr size_t kDirectReadMinBytes = size_t{1} << 20;
+
+  // The fraction of `bytes` (a part of bytes()) in the page cache, when Linux reports it to
+  // this process (see CachedFraction: the file is ours or writable by us); else nullopt.
+  std::optional<double> CachedFractionOf(std::span<const std::byte> bytes) const noexcept;
 
   // What identifies the file's content when it was mapped.
   struct Identity {

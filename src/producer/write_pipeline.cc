@@ -12,6 +12,7 @@
 #include "files/background_flush.h"
 #include "files/direct_appender.h"
 #include "files/dirty_limit.h"
+#include "files/mapping_cost.h"
 #include "files/page_hints.h"
 #include "producer/bounded_queue.h"
 #include "producer/buffer_pool.h"
@@ -229,6 +230,18 @@ class Pipeline {
            ReadPieceBytes(job) <= options_.read_buffer_max;
   }
 
+  // Whether the kernel reads the job's source (whole or in pieces, as ReadPieces cuts it)
+  // through the file's mapping instead of copies in source buffers: most of it is in the page
+  // cache and this machine maps pages for less than the copy costs (files/mapping_cost.h), so
+  // neither the copy nor fresh buffers are paid for (Intel Xeon, KVM, the 1 GiB checkpoint).
+  // Each piece's pages are released once it is permuted (ReleaseSource), as its buffer would
+  // be, so memory stays near a piece per buffer.
+  bool MapsCachedSource(size_t job) const {
+    if (!files::MappingCheaperThanCopy()) return false;
+    const std::optional<double> cached = MappingOf(job).CachedFractionOf(TensorOf(job).stored);
+    return cached.has_value() && *cached >= 0.5;
+  }
+
   // The output chunk a permuted tensor is written in (kChunkBytes, at least its ranges'
   // granule, a multiple of the direct writes' phase).
   size_t ChunkBytes(size_t job) const {
@@ -333,6 +346,7 @@ class Pipeline {
     const io::Tensor& tensor = TensorOf(job);
     const size_t size = tensor.byte_size();
     const size_t piece = ReadPieceBytes(job);
+    const bool mapped = MapsCachedSource(job);
     size_t at = 0;
     do {
       const size_t length = std::min(piece, size - at);
@@ -343,10 +357,15 @@ class Pipeline {
       source.at = at;
       source.last = at + length >= size;
       source.piece = length < size;
-      source.buffer = AcquireSourceBuffer(job, room);
-      if (source.buffer == nullptr) return false;
-      source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored.subspan(at, length),
-                                                 source.buffer->bytes(room));
+      if (mapped) {
+        source.bytes = tensor.stored.subspan(at, length);
+        files::WillRead(source.bytes);
+      } else {
+        source.buffer = AcquireSourceBuffer(job, room);
+        if (source.buffer == nullptr) return false;
+        source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored.subspan(at, length),
+                                                   source.buffer->bytes(room));
+      }
       if (!ready_.Push(source)) {
         source_buffers_.Release(source.buffer);
         return false;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "files/mapping_cost.h"
 #include "support/page_cache.h"
 #include "support/phase_room.h"
 #include "support/process.h"
@@ -181,6 +182,31 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
   EXPECT_GT(test::CachedFraction(dir / "f"), 0.9);
   EXPECT_EQ(ResidentKiB(all.data()), 0);  // and never through the mapping
   EXPECT_TRUE((*file)->CheckIntact());
+}
+
+// What the pipeline asks before it maps a source instead of reading it (write_pipeline.cc,
+// MapsCachedSource): the cached fraction of a part of the file, as mincore reports it for a file
+// this process owns, and whether this machine maps pages for less than it copies them (a
+// measurement: either answer, the same on every call, and the files are left as they were).
+TEST(MappedFileTest, CachedFractionOfAPartFollowsThePageCache) {
+  TempDir dir;
+  const std::string content = Pattern(4 << 20);
+  test::WriteFile(dir / "f", content);
+  auto file = MappedFile::Open(dir / "f");
+  ASSERT_TRUE(file);
+  const std::span<const std::byte> all = (*file)->bytes();
+  std::ifstream(dir / "f", std::ios::binary).ignore(static_cast<std::streamsize>(content.size()));
+  std::optional<double> cached = (*file)->CachedFractionOf(all.subspan(4096, 2 << 20));
+  ASSERT_TRUE(cached.has_value());  // the test's own file: Linux reports its cache
+  EXPECT_GT(*cached, 0.9);
+  if (test::DropFromPageCache(dir / "f")) {
+    cached = (*file)->CachedFractionOf(all.subspan(4096, 2 << 20));
+    ASSERT_TRUE(cached.has_value());
+    EXPECT_LT(*cached, 0.1);
+  }
+  EXPECT_EQ(ResidentKiB(all.data()), 0);  // asking maps nothing
+  const bool cheaper = MappingCheaperThanCopy();
+  EXPECT_EQ(MappingCheaperThanCopy(), cheaper);
 }
 
 // A source truncated before a direct read: what is past its new end reads as zeros, and the
