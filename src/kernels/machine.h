@@ -64,7 +64,7 @@ const StreamingThreshold& CalibrateStreaming();
 
 // Tests run both DRAM walks whatever this machine measured, on small planes: true makes every
 // later plan's Machine::short_strips_bytes 1 (short strips at any size), false 0 (never),
-// nullopt restores the calibration's.
+// nullopt restores the calibration's. Not synchronized: set it before the plans it is for.
 void SetShortStripsForTest(std::optional<bool> short_strips);
 
 }  // namespace iotx::kernels
