@@ -58,7 +58,7 @@ struct StreamingThreshold {
   int64_t staged_bytes = 0;
   std::string why;
   bool measured = true;  // false: a fallback (the buffers could not be allocated), not kept
-  bool short_strips = false;  // Machine::short_strips, measured on the same buffers
+  bool short_strips = false;  // from bytes: Machine::short_strips_bytes; same buffers
 };
 const StreamingThreshold& CalibrateStreaming();
 

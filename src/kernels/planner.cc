@@ -265,7 +265,7 @@ constexpr int64_t kGroupedTileRows = 16;
 constexpr int64_t kGroupedDstRunBytes = 512;
 constexpr int64_t kGroupedRunBytes = 1024;
 constexpr int64_t kGroupedBlockBytes = 64 * 1024;
-// Machine::short_strips: strips of 32 rows (one 32- or 64-row tile of 2- and 1-byte elements)
+// Machine::short_strips_bytes: strips of 32 rows (one 32- or 64-row tile of 2- and 1-byte elements)
 // read the same 1 KiB of each source row. On the Intel Xeon of the sixteenth look, strips of
 // 16-48 rows with groups of 16-64 bands ran within 0.04 of each other (f32 8192^2), 64 and
 // 128 rows 0.61 and 0.49.

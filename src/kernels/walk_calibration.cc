@@ -72,8 +72,9 @@ WalkChoice CalibrateDramWalk(const Machine& machine, uint8_t* src, uint8_t* dst,
     double best_a = 1e30, best_b = 1e30;
     Seconds(a, buffers[0], buffers[1]);
     for (int run = 1; run <= 6; ++run) {
-      const double t = Seconds(run % 2 ? b : a, buffers[run % 2], buffers[1 - run % 2]);
-      (run % 2 ? best_b : best_a) = std::min(run % 2 ? best_b : best_a, t);
+      const bool short_walk = run % 2 == 1;
+      double& best = short_walk ? best_b : best_a;
+      best = std::min(best, Seconds(short_walk ? b : a, buffers[run % 2], buffers[1 - run % 2]));
     }
     total_bands += best_a;
     total_shorts += best_b;

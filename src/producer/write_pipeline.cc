@@ -339,9 +339,9 @@ class Pipeline {
     ready_.Close();
   }
 
-  // Reads the permuted C-order job's bytes into source buffers, in pieces of ReadPieceBytes
-  // (one for most tensors), each handed to the kernel as it is read. False when the pipeline
-  // stops.
+  // Hands the permuted C-order job's bytes to the kernel in pieces of ReadPieceBytes (one for
+  // most tensors), each read into a source buffer or, where MapsCachedSource, a part of the
+  // file's mapping. False when the pipeline stops.
   bool ReadPieces(size_t job) {
     const io::Tensor& tensor = TensorOf(job);
     const size_t size = tensor.byte_size();
