@@ -45,7 +45,8 @@ bool Measure() noexcept {
         if (pread(fd, buffer.get(), kProbeBytes, 0) != static_cast<ssize_t>(kProbeBytes)) break;
         copied = std::min(copied, Seconds(t1));
       }
-      cheaper = mapped < copied;
+      // Both timed, or the probe did not run (a failed mmap or pread leaves its side unset).
+      cheaper = mapped < 1e30 && copied < 1e30 && mapped < copied;
     }
   }
   close(fd);
