@@ -141,6 +141,9 @@ int RunApply(const ApplyArgs& args) {
   options.direct_writes = !args.buffered_writes;
   if (args.direct_writes) options.unsynced_direct_above = 0;
   options.read_buffer_max = args.read_buffer_mib << 20;
+  options.cached_reads = args.cached_reads == "map"    ? producer::CachedReads::kMapped
+                         : args.cached_reads == "copy" ? producer::CachedReads::kCopied
+                                                       : producer::CachedReads::kMeasured;
   ProgressBar bar(!args.quiet);
   options.progress = [&bar](uint64_t done, uint64_t total) { bar.Update(done, total); };
 

@@ -22,6 +22,7 @@ struct ApplyArgs {
   bool buffered_writes = false;
   bool direct_writes = false;
   uint64_t read_buffer_mib = kDefaultReadBufferMib;
+  std::string cached_reads = "auto";  // "auto", "map" or "copy"
   bool finish_index = false;
   bool quiet = false;
 };

@@ -277,6 +277,15 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 24))
       ->type_name("MIB");
+  cmd->add_option("--cached-reads", args->cached_reads,
+                  "How a tensor read into a buffer reaches the kernel when the page cache holds "
+                  "most of it: copy (pread into the buffer), map (the kernel reads the file's "
+                  "memory mapping: no copy, but a page fault per 4 KiB page), or auto: whichever "
+                  "a probe of ~1 ms finds cheaper on this machine (mapping wins where the CPU "
+                  "walks a guest's page tables, copying under a hypervisor's shadow paging). "
+                  "Uncached tensors are read from the disk into the buffer either way")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "map", "copy"}));
   cmd->add_flag("--quiet,-q", args->quiet,
                 "Print nothing but warnings and errors (no progress bar, no summary)");
   cmd->footer(

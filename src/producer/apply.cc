@@ -99,6 +99,7 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
                                   .direct_writes = options.direct_writes,
                                   .unsynced_direct_above = options.unsynced_direct_above,
                                   .read_buffer_max = options.read_buffer_max,
+                                  .cached_reads = options.cached_reads,
                                   .root = options.out_dir,
                                   .progress = options.progress},
                                  &committed);

@@ -44,6 +44,7 @@ struct ApplyOptions {
   std::optional<uint64_t> unsynced_direct_above = std::nullopt;
   // Tensors to permute up to this size are read into buffers (PipelineOptions::read_buffer_max).
   uint64_t read_buffer_max = kDefaultReadBufferMax;
+  CachedReads cached_reads = CachedReads::kMeasured;  // PipelineOptions::cached_reads
   std::optional<ShardSelection> shard;  // only for a sharded checkpoint
   // Called with (bytes done, bytes total) before the first tensor and after each one, from
   // one thread at a time.

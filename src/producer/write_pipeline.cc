@@ -68,6 +68,9 @@ struct Source {
   size_t job = 0;
   std::span<const std::byte> bytes;
   BufferPool::Buffer* buffer = nullptr;  // the source buffer holding `bytes`; null: mapping
+  // A source buffer held unused by a piece read through the mapping (ReadPieces): its place
+  // among the kSourceBuffers, which bounds the pieces in flight.
+  BufferPool::Buffer* slot = nullptr;
   uint64_t at = 0;
   bool last = true;
   bool piece = false;
@@ -230,15 +233,20 @@ class Pipeline {
            ReadPieceBytes(job) <= options_.read_buffer_max;
   }
 
-  // Whether the kernel reads the job's source (whole or in pieces, as ReadPieces cuts it)
-  // through the file's mapping instead of copies in source buffers: most of it is in the page
-  // cache and this machine maps pages for less than the copy costs (files/mapping_cost.h), so
-  // neither the copy nor fresh buffers are paid for (Intel Xeon, KVM, the 1 GiB checkpoint).
-  // Each piece's pages are released once it is permuted (ReleaseSource), as its buffer would
-  // be, so memory stays near a piece per buffer.
-  bool MapsCachedSource(size_t job) const {
-    if (!files::MappingCheaperThanCopy()) return false;
-    const std::optional<double> cached = MappingOf(job).CachedFractionOf(TensorOf(job).stored);
+  // Whether the kernel reads a part of the job's source (a piece, as ReadPieces cuts it, or
+  // all of it) through the file's mapping instead of a copy in a source buffer: most of the
+  // part is in the page cache and PipelineOptions::cached_reads asks for the mapping (by
+  // default where this machine maps pages for less than the copy costs, files/mapping_cost.h:
+  // then neither the copy nor fresh buffers are paid for; Intel Xeon, KVM, the 1 GiB
+  // checkpoint). Decided per piece: a partly cached stacked tensor's other pieces are read
+  // with O_DIRECT and stay out of the page cache. Each mapped piece's pages are released once
+  // it is permuted (ReleaseSource), as its buffer would be.
+  bool MapsCachedPart(size_t job, std::span<const std::byte> part) const {
+    if (options_.cached_reads == CachedReads::kCopied ||
+        (options_.cached_reads == CachedReads::kMeasured && !files::MappingCheaperThanCopy())) {
+      return false;
+    }
+    const std::optional<double> cached = MappingOf(job).CachedFractionOf(part);
     return cached.has_value() && *cached >= 0.5;
   }
 
@@ -340,13 +348,12 @@ class Pipeline {
   }
 
   // Hands the permuted C-order job's bytes to the kernel in pieces of ReadPieceBytes (one for
-  // most tensors), each read into a source buffer or, where MapsCachedSource, a part of the
+  // most tensors), each read into a source buffer or, where MapsCachedPart, a part of the
   // file's mapping. False when the pipeline stops.
   bool ReadPieces(size_t job) {
     const io::Tensor& tensor = TensorOf(job);
     const size_t size = tensor.byte_size();
     const size_t piece = ReadPieceBytes(job);
-    const bool mapped = MapsCachedSource(job);
     size_t at = 0;
     do {
       const size_t length = std::min(piece, size - at);
@@ -357,17 +364,19 @@ class Pipeline {
       source.at = at;
       source.last = at + length >= size;
       source.piece = length < size;
-      if (mapped) {
-        source.bytes = tensor.stored.subspan(at, length);
+      const std::span<const std::byte> part = tensor.stored.subspan(at, length);
+      if (MapsCachedPart(job, part)) {
+        source.slot = AcquireSourceBuffer(job, 0);
+        if (source.slot == nullptr) return false;
+        source.bytes = part;
         files::WillRead(source.bytes);
       } else {
         source.buffer = AcquireSourceBuffer(job, room);
         if (source.buffer == nullptr) return false;
-        source.bytes = MappingOf(job).ReadIntoRoom(tensor.stored.subspan(at, length),
-                                                   source.buffer->bytes(room));
+        source.bytes = MappingOf(job).ReadIntoRoom(part, source.buffer->bytes(room));
       }
       if (!ready_.Push(source)) {
-        source_buffers_.Release(source.buffer);
+        ReleaseSource(source);
         return false;
       }
       at += length;
@@ -485,6 +494,7 @@ class Pipeline {
       source_buffers_.Release(source.buffer);
     } else {
       files::ReleaseFilePages(source.bytes);
+      source_buffers_.Release(source.slot);
     }
   }
 

@@ -41,7 +41,9 @@
 // two source buffers as large as the largest tensor read or converted into one (a stacked
 // tensor's piece, about a chunk, counts for it; at most PipelineOptions::read_buffer_max,
 // unless a big-endian, Fortran-ordered or protocol 2 source needs more), plus the mapped
-// source pages of the tensors in flight (released after each).
+// source pages of the tensors in flight (released after each). A cached piece read through
+// the mapping instead of a buffer (PipelineOptions::cached_reads) holds one of the two buffers'
+// places all the same, so no more pieces are in flight than buffers.
 // Every file goes through files::AtomicFile: a failure or a kill never leaves a partial file
 // under a final name; files finished before a failure stay (each complete).
 #pragma once
@@ -77,6 +79,15 @@ struct PipelineJob {
 // PipelineOptions::read_buffer_max by default.
 inline constexpr uint64_t kDefaultReadBufferMax = uint64_t{512} << 20;
 
+// How the reader hands the kernel a piece of a source (or a whole one) that would go through a
+// source buffer and is mostly in the page cache. Uncached pieces are always read into buffers
+// (with O_DIRECT where the file system can: a mapping would fault them in page by page).
+enum class CachedReads {
+  kMeasured,  // kMapped where files::MappingCheaperThanCopy() says so, else kCopied
+  kMapped,    // the kernel reads the file's mapping; the piece's pages released after it
+  kCopied,    // pread into a source buffer
+};
+
 struct PipelineOptions {
   files::Durability durability = files::Durability::kDurable;
   // Durable files that arrive in order go to the disk with direct I/O where it is supported;
@@ -93,6 +104,8 @@ struct PipelineOptions {
   // tensor is read a piece at a time, and its piece is what counts here. So the buffers hold
   // at most twice this; 0 reads every source through its mapping.
   uint64_t read_buffer_max = kDefaultReadBufferMax;
+  // How a source read into buffers reaches the kernel when the page cache holds most of it.
+  CachedReads cached_reads = CachedReads::kMeasured;
   // Every file must resolve inside this directory (files::AtomicFileOptions::root).
   std::filesystem::path root;
   // Called with (bytes done, bytes total) from one thread at a time: once before the first

@@ -187,6 +187,12 @@ const std::vector<Scenario>& WritingScenarios() {
        SetUpApplyStacked,
        {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors", "--out-dir", "out",
         "--quiet"}},
+      // The same, its cached pieces permuted from the file's mapping whatever this machine's
+      // probe prefers (a truncation then faults the kernel's reads, not a pread).
+      {"apply_stacked_mapped",
+       SetUpApplyStacked,
+       {"apply", "--io-transposes", "io.json", "--inputs", "model.safetensors", "--out-dir", "out",
+        "--quiet", "--cached-reads", "map"}},
   };
   return scenarios;
 }

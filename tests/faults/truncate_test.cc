@@ -107,6 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"apply_npy", "x.npy"},   // no spec: written straight from the input
                       Case{"apply_sharded", "model-00002-of-00004.safetensors"},
                       Case{"apply_stacked", "model.safetensors"},  // read in pieces
+                      Case{"apply_stacked_mapped", "model.safetensors"},
                       Case{"materialize", "work/inp-000.p"}),
     [](const auto& info) {
       std::string name = info.param.scenario + "_" + info.param.input;

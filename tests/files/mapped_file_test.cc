@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "files/mapping_cost.h"
 #include "support/page_cache.h"
 #include "support/phase_room.h"
 #include "support/process.h"
@@ -185,9 +184,8 @@ TEST(MappedFileTest, ReadIntoRoomReadsWhatIsNotCachedDirectly) {
 }
 
 // What the pipeline asks before it maps a source instead of reading it (write_pipeline.cc,
-// MapsCachedSource): the cached fraction of a part of the file, as mincore reports it for a file
-// this process owns, and whether this machine maps pages for less than it copies them (a
-// measurement: either answer, the same on every call, and the files are left as they were).
+// MapsCachedPart): the cached fraction of a part of the file, as mincore reports it for a file
+// this process owns, and the file is left as it was.
 TEST(MappedFileTest, CachedFractionOfAPartFollowsThePageCache) {
   TempDir dir;
   const std::string content = Pattern(4 << 20);
@@ -205,8 +203,6 @@ TEST(MappedFileTest, CachedFractionOfAPartFollowsThePageCache) {
     EXPECT_LT(*cached, 0.1);
   }
   EXPECT_EQ(ResidentKiB(all.data()), 0);  // asking maps nothing
-  const bool cheaper = MappingCheaperThanCopy();
-  EXPECT_EQ(MappingCheaperThanCopy(), cheaper);
 }
 
 // A source truncated before a direct read: what is past its new end reads as zeros, and the

@@ -136,14 +136,16 @@ TEST_F(ApplyTest, SafetensorsInAndOutKeepDTypeNamesAndMetadata) {
 // Durable outputs go to the disk with direct I/O where the file system has it, through the
 // page cache with --buffered-writes; --no-sync takes the page cache below the kernel's
 // dirty-page limit, and direct I/O with --direct-writes. Sources are read into buffers, or
-// through their mappings with --read-buffer-mib 0. Tensors whose sizes end mid-block, large
-// ones with and without a spec, a header of any length, several files: every way agrees with
-// numpy.
+// through their mappings with --read-buffer-mib 0; cached ones copied into buffers or permuted
+// from the mapping (--cached-reads; the default measures which is cheaper here). Tensors whose
+// sizes end mid-block, large ones with and without a spec, a header of any length, several
+// files: every way agrees with numpy.
 TEST_F(ApplyTest, DirectBufferedAndUnsyncedWritesAllMatchNumpy) {
   MakeCheckpoint("safetensors", 7, 4, /*large=*/true);
   for (const std::string format : {"safetensors", "npy"}) {
-    for (const std::string way : {"", "--buffered-writes", "--no-sync", "--no-sync --direct-writes",
-                                  "--read-buffer-mib 0", "--no-sync --read-buffer-mib 0"}) {
+    for (const std::string way :
+         {"", "--buffered-writes", "--no-sync", "--no-sync --direct-writes", "--read-buffer-mib 0",
+          "--no-sync --read-buffer-mib 0", "--cached-reads map", "--cached-reads copy"}) {
       SCOPED_TRACE(format + " " + way);
       fs::remove_all(temp_ / "out");
       std::vector<std::string> extra = {"--format", format};
@@ -210,9 +212,11 @@ TEST_F(ApplyTest, ATensorLargerThanAChunkArrivesWhole) {
 // A stacked tensor (its spec keeps the leading dim in place: experts, layers, a batch) larger
 // than the pipeline's chunk is read and permuted a piece of whole slices at a time: the output
 // is numpy's whether its slices are a multiple of the direct writes' block (b2: 520 KiB) or
-// not (big: 8200 B), in files written directly and through the page cache, and the peak memory
-// does not grow with the batch (source buffers of the whole tensor grew it by twice the
-// batch: 112 MiB against 73 for these two tensors).
+// not (big: 8200 B), in files written directly and through the page cache, with its cached
+// pieces copied into buffers or permuted from the mapping, and the peak memory does not grow
+// with the batch (source buffers of the whole tensor grew it by twice the batch: 112 MiB
+// against 73 for these two tensors; mapped pieces that held no buffer's place ran a piece
+// further ahead).
 TEST_F(ApplyTest, AStackedTensorIsReadAPieceAtATime) {
   const auto write = [&](int batch) {
     ProcessResult r = RunPython(
@@ -234,10 +238,16 @@ TEST_F(ApplyTest, AStackedTensorIsReadAPieceAtATime) {
                                            "b2=" + in_ + "/b2.npy"};
   ASSERT_NO_FATAL_FAILURE(write(5000));  // 41 MB: pieces of 12.6 MB (1536 slices) and the rest
   for (const std::string format : {"npy", "safetensors"}) {
-    for (const std::string way : {"--quiet", "--buffered-writes"}) {
+    for (const std::string way : {"--quiet", "--buffered-writes", "map", "copy"}) {
       SCOPED_TRACE(format + " " + way);
       fs::remove_all(temp_ / "out");
-      ProcessResult r = Apply(inputs, {"--format", format, way});
+      std::vector<std::string> extra = {"--format", format, "--quiet"};
+      if (way.starts_with("--")) {
+        extra.push_back(way);
+      } else {
+        extra.insert(extra.end(), {"--cached-reads", way});
+      }
+      ProcessResult r = Apply(inputs, extra);
       ASSERT_EQ(r.exit_code, 0) << r.err;
       r = RunPython(std::string(kReadOutput) +
                         "for name in ('big', 'b2'):\n"
@@ -248,20 +258,70 @@ TEST_F(ApplyTest, AStackedTensorIsReadAPieceAtATime) {
     }
   }
   // Four times the batch: the same pieces, the same peak (within 24 MiB; whole-tensor source
-  // buffers would add 2 x 123 MB).
-  fs::remove_all(temp_ / "out");
-  const ProcessResult small = Apply(inputs, {"--quiet"});
-  ASSERT_EQ(small.exit_code, 0) << small.err;
-  ASSERT_NO_FATAL_FAILURE(write(20000));
-  fs::remove_all(temp_ / "out");
-  const ProcessResult large = Apply(inputs, {"--quiet"});
-  ASSERT_EQ(large.exit_code, 0) << large.err;
-  std::cout << "peak RSS with a batch of 41 / 164 MB: " << small.max_rss_kib / 1024 << " / "
-            << large.max_rss_kib / 1024 << " MiB\n";
-  // Under a sanitizer the RSS includes shadow memory, which grows with the work done.
-  if (!kSanitized) {
-    EXPECT_LT(large.max_rss_kib - small.max_rss_kib, 24 * 1024);
+  // buffers would add 2 x 123 MB), whether cached pieces are copied or mapped.
+  std::vector<ProcessResult> small, large;
+  for (const std::string way : {"copy", "map"}) {
+    fs::remove_all(temp_ / "out");
+    small.push_back(Apply(inputs, {"--quiet", "--cached-reads", way}));
+    ASSERT_EQ(small.back().exit_code, 0) << small.back().err;
   }
+  ASSERT_NO_FATAL_FAILURE(write(20000));
+  for (const std::string way : {"copy", "map"}) {
+    fs::remove_all(temp_ / "out");
+    large.push_back(Apply(inputs, {"--quiet", "--cached-reads", way}));
+    ASSERT_EQ(large.back().exit_code, 0) << large.back().err;
+  }
+  for (size_t way = 0; way < 2; ++way) {
+    SCOPED_TRACE(way == 0 ? "copied" : "mapped");
+    std::cout << (way == 0 ? "copied" : "mapped")
+              << ": peak RSS with a batch of 41 / 164 MB: " << small[way].max_rss_kib / 1024
+              << " / " << large[way].max_rss_kib / 1024 << " MiB\n";
+    // Under a sanitizer the RSS includes shadow memory, which grows with the work done.
+    if (!kSanitized) {
+      EXPECT_LT(large[way].max_rss_kib - small[way].max_rss_kib, 24 * 1024);
+    }
+  }
+}
+
+// A stacked tensor of which the page cache holds some pieces and not others, with cached reads
+// mapped: the cached pieces are permuted from the mapping, and an uncached one is read from the
+// disk directly and left out of the page cache, as a wholly uncached tensor is (deciding for
+// the whole tensor mapped it all, 75 % being cached, and faulted the last piece in). The
+// output is numpy's.
+TEST_F(ApplyTest, APartlyCachedStackedTensorReadsItsUncachedPieceDirectly) {
+  // Four pieces of 1536 slices of 8200 bytes (12.6 MB), after the .npy header.
+  ProcessResult r = RunPython(
+      "import sys, numpy as np\n"
+      "a = (np.arange(6144 * 2050, dtype=np.uint32) * 2654435761 % 4294967291)\n"
+      "np.save(sys.argv[1] + '/big.npy', a.astype(np.float32).reshape(6144, 2, 1025))\n",
+      {in_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteFile(in_ + "/io_transposes.json",
+            "[{\"input_name\": \"big\", \"reshape\": [6144, 2, 1025], \"transpose\": [0, 2, 1]}]");
+  const std::string input = in_ + "/big.npy";
+  const uint64_t size = fs::file_size(input);
+  const uint64_t piece = uint64_t{1536} * 8200;
+  const uint64_t last = size - piece;  // the last piece's offset
+  const int fd = open(input.c_str(), O_RDONLY | O_CLOEXEC);
+  const bool direct = fd >= 0 && files::DirectIoAlignment(fd) != 0;
+  if (fd >= 0) close(fd);
+  if (!direct) GTEST_SKIP() << "no direct I/O on the file system of " << input;
+  ASSERT_TRUE(DropFromPageCache(input));
+  ASSERT_TRUE(CacheWithoutReadahead(input, 0, last));
+  ASSERT_GT(CachedFraction(input, 0, last), 0.9);
+  ASSERT_LT(CachedFraction(input, last), 0.01);
+  r = Apply({"--input", "big=" + input}, {"--quiet", "--cached-reads", "map"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(CachedFraction(input, last), 0.1);
+  EXPECT_GT(CachedFraction(input, 0, last), 0.9);  // the cached pieces stay cached
+  r = RunPython(
+      "import sys, numpy as np\n"
+      "a = np.load(sys.argv[1] + '/big.npy')\n"
+      "b = np.load(sys.argv[2] + '/value_big.npy')\n"
+      "assert np.array_equal(b, a.transpose(0, 2, 1)), np.argwhere(b != a.transpose(0, 2, "
+      "1))[:3]\n",
+      {in_, out_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 // A source the page cache does not hold (a checkpoint read for the first time) is read from the
@@ -524,6 +584,12 @@ TEST_F(ApplyErrorTest, UsageErrors) {
                                "small=" + in_ + "/small.npy", "--read-buffer-mib", mib});
     EXPECT_EQ(r.exit_code, 2) << mib;
     EXPECT_THAT(r.err, HasSubstr("--read-buffer-mib")) << mib;
+  }
+  for (const std::string way : {"mapped", "", "MAP"}) {
+    ProcessResult r = RunTool({"apply", "--io-transposes", specs, "--out-dir", out_, "--input",
+                               "small=" + in_ + "/small.npy", "--cached-reads", way});
+    EXPECT_EQ(r.exit_code, 2) << way;
+    EXPECT_THAT(r.err, HasSubstr("--cached-reads")) << way;
   }
   ExpectNoOutput();
   ProcessResult help = RunTool({"apply", "--help"});
