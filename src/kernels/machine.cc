@@ -121,13 +121,17 @@ Machine MachineOf(const Caches& c) {
   return m;
 }
 
+// The calibration's buffers: sizes 2, 4, ... x L2 are timed, up to 16 x L2 clamped to 8-32 MiB:
+// each doubling of the buffers costs page faults (2 x 64 MiB made the first plan of a process
+// take 30-150 ms; 2 x 16 MiB about 10 ms), and the outputs the threshold separates are the
+// cache-resident ones (a few MiB) from the DRAM-sized ones.
+size_t CalibrationBufferBytes(const Caches& caches) {
+  return static_cast<size_t>(
+      std::clamp<int64_t>(16 * caches.l2, int64_t{8} << 20, int64_t{32} << 20));
+}
+
 StreamingThreshold Calibrate(const Caches& caches) {
-  // Sizes 2, 4, ... x L2, up to 16 x L2 clamped to 8-32 MiB: each doubling of the buffers
-  // costs page faults (2 x 64 MiB made the first plan of a process take 30-150 ms; 2 x 16 MiB
-  // about 10 ms), and the outputs the threshold separates are the cache-resident ones (a few
-  // MiB) from the DRAM-sized ones.
-  const auto largest =
-      static_cast<size_t>(std::clamp<int64_t>(16 * caches.l2, int64_t{8} << 20, int64_t{32} << 20));
+  const size_t largest = CalibrationBufferBytes(caches);
   Buffer src = Allocate(largest), dst = Allocate(largest);
   if (!src || !dst) {
     StreamingThreshold t;
@@ -170,7 +174,12 @@ Machine CurrentMachine(bool with_streaming_threshold) {
     m.streaming_bytes = t.bytes;
     m.staged_streaming_bytes = t.staged_bytes;
     m.streaming_why = t.why;
-    m.short_strips_bytes = t.short_strips ? t.bytes : 0;
+    // Short strips from where they were measured to win, not below: the walk was timed on
+    // planes as large as the calibration's buffers, and in cache tall strips are the faster.
+    m.short_strips_bytes =
+        t.short_strips
+            ? std::max(t.bytes, static_cast<int64_t>(CalibrationBufferBytes(CachedCaches())))
+            : 0;
   }
   if (const std::optional<bool> forced = ShortStripsOverride())
     m.short_strips_bytes = *forced ? 1 : 0;

@@ -26,8 +26,9 @@ struct Machine {
   // Tile walks with cache-bypassing stores of outputs of at least this many bytes read their
   // source in short strips, several bands at a time, rather than in tall strips band by band
   // (0: never). Which of the two the machine's memory and prefetchers serve faster is measured
-  // with the streaming threshold (walk_calibration.h), and applies from that threshold: past
-  // the cache, where it was measured.
+  // with the streaming threshold (walk_calibration.h), and applies from that threshold or the
+  // size of the planes it was timed on, whichever is larger: past the cache, where it was
+  // measured.
   int64_t short_strips_bytes = 0;
 };
 

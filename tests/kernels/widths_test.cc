@@ -107,7 +107,7 @@ TEST_P(WidthTest, BandsInGroups) {
 }
 
 // The walk a machine's calibration picks for planes past the cache where short strips read
-// faster (Machine::short_strips, walk_calibration.h): strips of 32 rows (one tile of 1- and
+// faster (Machine::short_strips_bytes, walk_calibration.h): strips of 32 rows (one tile of 1- and
 // 2-byte elements), 1 KiB of each source row at a time, for every width, with a last group
 // of fewer bands, a last strip of fewer rows, columns past the last whole tile and rows not a
 // power of two apart; the calibration of this machine is overridden both ways.
@@ -115,6 +115,10 @@ TEST_P(WidthTest, ShortStripsInGroups) {
   const size_t width = GetParam().width;
   const auto w = static_cast<int64_t>(width);
   const int64_t band = kernels::ChosenVectorBytes() / w;
+  // The calibration's choice comes back however the test ends (a fatal failure returns early).
+  struct Restore {
+    ~Restore() { kernels::SetShortStripsForTest(std::nullopt); }
+  } restore;
   for (const bool short_strips : {true, false}) {
     kernels::SetShortStripsForTest(short_strips);
     for (const auto& [shape, perm] : Layouts{
@@ -132,10 +136,9 @@ TEST_P(WidthTest, ShortStripsInGroups) {
         EXPECT_EQ(named, short_strips) << "width " << width << "\n" << text;
       }
       Check(shape, perm);
-      if (HasFatalFailure()) break;
+      if (HasFatalFailure()) return;
     }
   }
-  kernels::SetShortStripsForTest(std::nullopt);
 }
 
 // Destinations that start part-way into a line (as `iotx apply`'s buffers at a file offset's
