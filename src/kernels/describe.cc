@@ -156,8 +156,14 @@ std::string Describe(const Plan& plan) {
         s += fmt::format(
             "walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
             "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
-            "band's source lines fit half the L1{}\n",
+            "band's source lines fit half the L1{}{}\n",
             n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes,
+            n.prefetch_ahead
+                ? fmt::format("; each tile fetches the destination lines of the tile {} further "
+                              "down for writing (output {} of at least half the L2: the stores "
+                              "would miss)",
+                              kernels::kStoreTilesAhead, Bytes(d.bytes))
+                : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? ""
             : n.src_rows_alias
                 ? "; with cache-bypassing stores (whole aligned lines) each tile prefetches the "
@@ -169,11 +175,17 @@ std::string Describe(const Plan& plan) {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
         s += fmt::format(
             "walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; "
-            "rows {} B apart), then {} B runs per destination row; because {} rows {} B apart "
+            "rows {} B apart), then {} B runs per destination row{}; because {} rows {} B apart "
             "fall in too few of the L1's sets ({}-way){}\n",
             n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
-            n.strip_rows * e, dst_alias ? "destination" : "source",
-            dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways,
+            n.strip_rows * e,
+            n.prefetch_ahead ? fmt::format(", each fetching the next run's lines for writing "
+                                           "(output {} of at least half the L2: the stores "
+                                           "would miss)",
+                                           Bytes(d.bytes))
+                             : "",
+            dst_alias ? "destination" : "source", dst_alias ? n.dst_row_stride : n.src_row_stride,
+            m.l1d_ways,
             n.strategy == kernels::Strategy::kStagedTiles
                 ? "; only with ordinary stores (cache-bypassing ones never allocate in L1: such "
                   "plans walk in place)"

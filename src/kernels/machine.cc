@@ -118,6 +118,7 @@ Machine MachineOf(const Caches& c) {
   m.cache_source = c.source;
   m.vector_bytes = static_cast<int64_t>(ChosenVectorBytes());
   m.target = ChosenTargetName();
+  m.prefetch_ahead_bytes = std::max<int64_t>(1, c.l2 / 2);
   return m;
 }
 
@@ -153,6 +154,11 @@ std::optional<bool>& ShortStripsOverride() {
   return value;
 }
 
+std::optional<bool>& PrefetchAheadOverride() {
+  static std::optional<bool> value;
+  return value;
+}
+
 const Caches& CachedCaches() {
   static const Caches caches = ReadCaches();
   return caches;
@@ -183,11 +189,17 @@ Machine CurrentMachine(bool with_streaming_threshold) {
   }
   if (const std::optional<bool> forced = ShortStripsOverride())
     m.short_strips_bytes = *forced ? 1 : 0;
+  if (const std::optional<bool> forced = PrefetchAheadOverride())
+    m.prefetch_ahead_bytes = *forced ? 1 : 0;
   return m;
 }
 
 void SetShortStripsForTest(std::optional<bool> short_strips) {
   ShortStripsOverride() = short_strips;
+}
+
+void SetPrefetchAheadForTest(std::optional<bool> prefetch_ahead) {
+  PrefetchAheadOverride() = prefetch_ahead;
 }
 
 }  // namespace iotx::kernels

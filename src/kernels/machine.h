@@ -30,6 +30,14 @@ struct Machine {
   // size of the planes it was timed on, whichever is larger: past the cache, where it was
   // measured.
   int64_t short_strips_bytes = 0;
+  // Tile walks with ordinary stores fetch ahead what they will read and write (each
+  // destination line for writing, PREFETCHW, a little before its stores; a band walk also the
+  // next band's source lines) from outputs of this many bytes (0: never): half the
+  // L2, past which source and destination no longer fit in it together. There a store misses
+  // and holds up every later one in the store buffer until its line arrives, and a band's
+  // hundreds of source rows are more streams than the hardware prefetcher follows. The
+  // prefetches fetch nothing the walk would not fetch itself, only sooner.
+  int64_t prefetch_ahead_bytes = 0;
 };
 
 // The machine now: the cache geometry (read once per process), the dispatch's current
@@ -67,5 +75,9 @@ const StreamingThreshold& CalibrateStreaming();
 // later plan's Machine::short_strips_bytes 1 (short strips at any size), false 0 (never),
 // nullopt restores the calibration's. Not synchronized: set it before the plans it is for.
 void SetShortStripsForTest(std::optional<bool> short_strips);
+
+// Likewise for Machine::prefetch_ahead_bytes: true makes it 1 (every tile walk with ordinary
+// stores prefetches its destination lines), false 0, nullopt restores half the L2.
+void SetPrefetchAheadForTest(std::optional<bool> prefetch_ahead);
 
 }  // namespace iotx::kernels

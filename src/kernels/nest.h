@@ -82,6 +82,9 @@ struct Nest {
   // kTiles with cache-bypassing stores: bands walked `band_group` at a time, each row of tiles
   // crossing all of them (Tile::band_group, GroupedBands); 1: band by band.
   int64_t band_group = 1;
+  // kTiles and kStagedTiles with ordinary stores, past half the L2: the walk fetches ahead
+  // what it will read and write (Tile::prefetch_ahead).
+  bool prefetch_ahead = false;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
   // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
   // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride
@@ -106,6 +109,11 @@ constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_b
   return avx512 && vector_bytes == 64 && !src_rows_alias &&
          (elem_bytes == 4 || (elem_bytes == 1 && !staged));
 }
+
+// A band walk that fetches ahead (Nest::prefetch_ahead) fetches the destination lines of the
+// tile this many tiles further down the band: one tile ahead and two measured alike (f32
+// 768^2, 1000^2, 1000 x 3000 on an Intel Xeon, within 0.03), four and eight a little slower.
+inline constexpr size_t kStoreTilesAhead = 2;
 
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it. A

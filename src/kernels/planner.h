@@ -62,6 +62,11 @@ struct Tile {
   // kTiles with cache-bypassing stores: bands walked this many at a time (GroupedBands), each
   // row of tiles crossing all of them before the next; 1: band by band.
   int64_t band_group = 1;
+  // kTiles and kStagedTiles with ordinary stores, outputs of at least
+  // Machine::prefetch_ahead_bytes: destination lines are fetched for writing ahead of their
+  // stores (kStoreTilesAhead tiles down a band, the next destination run of a staged block),
+  // and a band walk fetches the next band's source lines.
+  bool prefetch_ahead = false;
   // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;

@@ -26,12 +26,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
 HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds, size_t rows,
-                           size_t cols, size_t, bool, bool, size_t) {
+                           size_t cols, size_t, bool, bool, size_t, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                            size_t rows, size_t cols, size_t, size_t, size_t, bool) {
+                            size_t rows, size_t cols, size_t, size_t, size_t, bool, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 #else
@@ -53,6 +53,15 @@ HWY_INLINE void PrefetchTileRows(const uint8_t* p, int64_t stride) {
   }
 }
 
+// The destination lines of the tile at `t` (columns `stride` apart, one line each), fetched
+// for writing ahead of its stores (Nest::prefetch_ahead).
+template <size_t kCols>
+HWY_INLINE void PrefetchTileStores(uint8_t* t, int64_t stride) {
+  for (size_t j = 0; j < kCols; ++j) {
+    __builtin_prefetch(t + static_cast<int64_t>(j) * stride, /*rw=*/1, /*locality=*/3);
+  }
+}
+
 // Full tiles of `rows` rows (a multiple of kRows) x `cols` columns (a multiple of kCols),
 // walked band by band: all tiles of one band of kCols columns, top to bottom, then the next.
 // Each destination row of the band so receives rows * kElem bytes in one sequential run, and
@@ -61,8 +70,11 @@ HWY_INLINE void PrefetchTileRows(const uint8_t* p, int64_t stride) {
 // 768^2 f32 in cache and 0.31-0.49x at 8192^2 / 8000^2 in DRAM; bands of 384 rows 0.70 and
 // 0.69-0.85 (docs/performance.md, "where the time went").
 // kSrcAlias: the source rows alias in L1 (Nest::src_rows_alias), which decides the tile
-// (GathersTileRows) and where the next band is fetched (PrefetchTileRows).
-template <size_t kElem, bool kStream, bool kSrcAlias, class D>
+// (GathersTileRows) and where the next band is fetched (PrefetchTileRows). kPrefetchAhead
+// (ordinary stores only, Nest::prefetch_ahead): each tile fetches the same tile of the next
+// band (as with cache-bypassing stores) and the destination lines of the tile kStoreTilesAhead
+// further down the band for writing.
+template <size_t kElem, bool kStream, bool kSrcAlias, class D, bool kPrefetchAhead = false>
 HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                           uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                           size_t cols) {
@@ -71,13 +83,18 @@ HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
     const uint8_t* s = src + c * kElem;
     uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
     for (size_t r = 0; r < rows; r += Shape::kRows) {
-      // In DRAM, the same tile of the next band fetched ahead: a strip of hundreds of rows is
-      // more streams than the hardware prefetcher follows (1 thread, ratio to memcpy,
-      // alternating in one process: bf16 64x256x56x56 `0,2,3,1` 0.61-0.67 -> 0.94-1.07;
-      // 8000^2, 2048^2 c128, 401x60x1493 f32 `2,1,0` unchanged).
-      if (kStream && c + Shape::kCols < cols) {
+      // In DRAM, and in cache past L2, the same tile of the next band fetched ahead: a strip of
+      // hundreds of rows is more streams than the hardware prefetcher follows (1 thread,
+      // ratio to memcpy, alternating in one process: bf16 64x256x56x56 `0,2,3,1` 0.61-0.67 ->
+      // 0.94-1.07; 8000^2, 2048^2 c128, 401x60x1493 f32 `2,1,0` unchanged). Past L2 with
+      // ordinary stores, the destination lines a little ahead too (Nest::prefetch_ahead).
+      if ((kStream || kPrefetchAhead) && c + Shape::kCols < cols) {
         PrefetchTileRows<Shape::kRows, kSrcAlias>(
             s + static_cast<int64_t>(r) * src_row_stride + Shape::kCols * kElem, src_row_stride);
+      }
+      if (kPrefetchAhead && r + kStoreTilesAhead * Shape::kRows < rows) {
+        PrefetchTileStores<Shape::kCols>(t + (r + kStoreTilesAhead * Shape::kRows) * kElem,
+                                         dst_row_stride);
       }
       TransposeTile<kElem, kStream, false, kSrcAlias>(
           d, s + static_cast<int64_t>(r) * src_row_stride, src_row_stride, t + r * kElem,
@@ -186,7 +203,8 @@ HWY_INLINE void SeamTiles(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
 }
 
 // Strategy::kTiles on one plane: strips of `strip_rows` rows, each walked by TileBands (or,
-// with cache-bypassing stores and band_group > 1, by TileBandGroups).
+// with cache-bypassing stores and band_group > 1, by TileBandGroups); `prefetch_ahead`:
+// ordinary-store walks fetch ahead (Nest::prefetch_ahead).
 // Cache-bypassing stores need every destination line whole and aligned: the tiles write
 // whole lines (kRows * kElem = 64 bytes per row) at dst + c * stride + r * kElem, aligned
 // when dst and the stride are (or once dst's first rows are peeled off, below); otherwise the
@@ -195,7 +213,7 @@ template <size_t kElem, class D>
 HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                            uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                            size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
-                           size_t band_group) {
+                           size_t band_group, bool prefetch_ahead) {
   using Shape = TileShape<kElem, D>;
   // A destination that starts part-way into a line (rows a whole number of lines apart, all
   // starting at the same offset in theirs) gets the source rows up to its first line boundary
@@ -248,7 +266,15 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
         TileBands<kElem, true, false>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
       }
     } else if (kAliasTile && src_rows_alias) {
-      TileBands<kElem, false, kAliasTile>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
+      if (prefetch_ahead) {
+        TileBands<kElem, false, kAliasTile, D, true>(d, s, src_row_stride, t, dst_row_stride, n,
+                                                     cols_full);
+      } else {
+        TileBands<kElem, false, kAliasTile>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
+      }
+    } else if (prefetch_ahead) {
+      TileBands<kElem, false, false, D, true>(d, s, src_row_stride, t, dst_row_stride, n,
+                                              cols_full);
     } else {
       TileBands<kElem, false, false>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
     }
@@ -266,11 +292,14 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
 // is written in one go, so the lines in flight are consecutive and never share a set.
 // 1024^2 f32 in cache: 0.33-0.37x memcpy written in place, 0.51-0.64x staged. Only plans
 // with ordinary stores stage (StagesTiles in planner.cc): cache-bypassing ones run in place.
+// `prefetch_ahead` (Nest::prefetch_ahead): each run fetches the next run's lines for
+// writing before it is copied (one run ahead measured best: i8 2048^2 0.41 -> 0.61 of memcpy
+// on an Intel Xeon, two runs 0.58, four 0.55).
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                             size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
-                            bool src_rows_alias) {
+                            bool src_rows_alias, bool prefetch_ahead) {
   using Shape = TileShape<kElem, D>;
   alignas(64) uint8_t stage[kMaxStageBytes];
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
@@ -306,6 +335,12 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
         tiles(std::false_type());
       }
       for (size_t j = 0; j < m; ++j) {
+        if (prefetch_ahead && j + 1 < m) {
+          uint8_t* next = t + static_cast<int64_t>(c0 + j + 1) * dst_row_stride;
+          for (size_t b = 0; b < n * kElem; b += static_cast<size_t>(kLineBytes)) {
+            __builtin_prefetch(next + b, /*rw=*/1, /*locality=*/3);
+          }
+        }
         CopyRun(stage + j * pitch, t + static_cast<int64_t>(c0 + j) * dst_row_stride, n * kElem);
       }
     }

@@ -66,6 +66,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const D d;
   const bool streaming = nest.streaming;
   const bool src_alias = nest.src_rows_alias;
+  const bool prefetch_ahead = nest.prefetch_ahead;
   const int64_t ss = nest.src_row_stride;
   const int64_t ds = nest.dst_row_stride;
   const auto strip_rows = static_cast<size_t>(nest.strip_rows);
@@ -87,10 +88,11 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
           const auto r = static_cast<size_t>(rows);
           const auto c = static_cast<size_t>(cols);
           if constexpr (kStrategy == Strategy::kTiles) {
-            TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming, src_alias,
-                              band_group);
+            TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming, src_alias, band_group,
+                              prefetch_ahead);
           } else if constexpr (kStrategy == Strategy::kStagedTiles) {
-            StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias);
+            StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias,
+                               prefetch_ahead);
           } else if constexpr (kStrategy == Strategy::kFusedTiles) {
             FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, source_pitch,
                               streaming, &tables);

@@ -459,6 +459,28 @@ TEST(ChooseTileTest, ShortStripsWhereTheCalibrationFoundThemFaster) {
             1);
 }
 
+// Walks with ordinary stores fetch ahead from half the L2 (Machine::prefetch_ahead_bytes, as
+// CurrentMachine sets it), band walks and staged ones alike; cache-bypassing stores never (they
+// read nothing for the stores, and band walks prefetch their source already).
+TEST(ChooseTileTest, PrefetchAheadPastHalfTheL2) {
+  Machine m = TestMachine();
+  m.prefetch_ahead_bytes = m.l2_bytes / 2;
+  const Problem past = FoldedReversal({768, 768});  // 2.25 MiB
+  EXPECT_TRUE(ChooseTile(past, Strategy::kTiles, m, false).prefetch_ahead);
+  EXPECT_FALSE(ChooseTile(past, Strategy::kTiles, m, true).prefetch_ahead);
+  EXPECT_TRUE(
+      ChooseTile(FoldedReversal({2048, 2048}, 1), Strategy::kStagedTiles, m, false).prefetch_ahead);
+  EXPECT_TRUE(ChooseTile(FoldedReversal({256, 512}), Strategy::kTiles, m, false).prefetch_ahead);
+  EXPECT_FALSE(ChooseTile(FoldedReversal({256, 511}), Strategy::kTiles, m, false).prefetch_ahead);
+  EXPECT_FALSE(
+      ChooseTile(FoldedReversal({256, 256}), Strategy::kStagedTiles, m, false).prefetch_ahead);
+  EXPECT_FALSE(ChooseTile(past, Strategy::kRowCopy, m, false).prefetch_ahead);
+  m.prefetch_ahead_bytes = 0;  // never
+  EXPECT_FALSE(ChooseTile(past, Strategy::kTiles, m, false).prefetch_ahead);
+  const Machine current = iotx::kernels::CurrentMachine(false);
+  EXPECT_EQ(current.prefetch_ahead_bytes, std::max<int64_t>(1, current.l2_bytes / 2));
+}
+
 TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
   EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7

@@ -182,6 +182,38 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
   }
 }
 
+// Walks with ordinary stores past half the L2 fetch ahead (Nest::prefetch_ahead): the band
+// walk the next band's source and the destination lines kStoreTilesAhead tiles down, the
+// staged walk the next run's lines; both forced on for small planes, so that the prefetches
+// near a strip's or block's end are exercised for every width, against the naive reference.
+TEST_P(WidthTest, WalksThatFetchAhead) {
+  const size_t width = GetParam().width;
+  const auto n = static_cast<int64_t>(4096 / width);
+  struct Restore {
+    ~Restore() { kernels::SetPrefetchAheadForTest(std::nullopt); }
+  } restore;
+  kernels::SetPrefetchAheadForTest(true);
+  for (const auto& [shape, perm] : Layouts{
+           {{200, 136}, {1, 0}},       // band walk, rows and columns past whole tiles
+           {{3, 67, 129}, {0, 2, 1}},  // three planes
+           {{n / 4, n}, {1, 0}},       // staged where the vectors fill the plane
+           {{n + 16, n}, {1, 0}},      // a partial block of rows
+       }) {
+    PlanOptions regular;
+    regular.stores = PlanOptions::Stores::kRegular;
+    auto plan = MakePlan(shape, perm, width, regular);
+    ASSERT_TRUE(plan.has_value());
+    const std::string text = iotx::Describe(**plan);
+    if (text.find("strategy: tiles ") != std::string::npos) {
+      EXPECT_NE(text.find("each tile fetches the destination lines"), std::string::npos) << text;
+    } else if (text.find("strategy: staged-tiles ") != std::string::npos) {
+      EXPECT_NE(text.find("each fetching the next run's lines"), std::string::npos) << text;
+    }
+    Check(shape, perm);
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST_P(WidthTest, StagedTilesForAliasingStrides) {
   // Rows 4 KiB apart alias in L1: the staged walk (on targets whose vectors fill the plane).
   const auto n = static_cast<int64_t>(4096 / GetParam().width);
