@@ -159,9 +159,9 @@ std::string Describe(const Plan& plan) {
             "band's source lines fit half the L1{}{}\n",
             n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes,
             n.prefetch_ahead
-                ? fmt::format("; each tile fetches the destination lines of the tile {} further "
-                              "down for writing (output {} of at least half the L2: the stores "
-                              "would miss)",
+                ? fmt::format("; each tile fetches the same tile of the next band and the "
+                              "destination lines of the tile {} further down for writing (output "
+                              "{} of at least half the L2: the stores would miss)",
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? ""

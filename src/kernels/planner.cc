@@ -43,6 +43,14 @@ int64_t BandVectorBytes(int64_t col_bytes, const Machine& m) {
 
 int64_t TileRows(int64_t e) { return std::max<int64_t>(1, 64 / e); }
 
+// The rows of a band walk's strip: one band reads strip rows source lines of one vector each,
+// and half the L1 holds them and the lines the hardware prefetches for the next band (768^2
+// f32 in cache: bands of 64 rows 0.72x memcpy, 384 rows 0.70-0.77; DRAM 8000^2: 64 rows
+// 0.74, 384 rows 0.84-0.85).
+int64_t BandStripRows(int64_t tile_rows, int64_t vector_bytes, const Machine& m) {
+  return std::max(tile_rows, m.l1d_bytes / (2 * vector_bytes) / tile_rows * tile_rows);
+}
+
 bool IsTilePlane(const Problem& p) {
   return !p.dims.empty() && IsTileWidth(p.elem_bytes) && SourceInnerDim(p) >= 0 &&
          SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
@@ -134,10 +142,25 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
   const int64_t e = p.elem_bytes;
   const Dim& rows = RowsDim(p);
   const Dim& cols = ColsDim(p);
-  const int64_t tile_cols = std::max<int64_t>(1, BandVectorBytes(cols.n * e, m) / e);
+  const int64_t vector_bytes = BandVectorBytes(cols.n * e, m);
+  const int64_t tile_cols = std::max<int64_t>(1, vector_bytes / e);
   if (rows.n < TileRows(e) || cols.n < 2 * tile_cols) return false;
-  return StrideAliases(cols.dst_stride, tile_cols, m) ||
-         StrideAliases(rows.src_stride, TileRows(e), m);
+  if (StrideAliases(cols.dst_stride, tile_cols, m) ||
+      StrideAliases(rows.src_stride, TileRows(e), m)) {
+    return true;
+  }
+  // Past half the L2 (Machine::prefetch_ahead_bytes) a band walk reads each source row's next
+  // line where it and the hardware fetched it a band ahead, in L1: where a strip's source lines
+  // fall in too few of the L1's sets to stay there (rows an even number of lines apart), they
+  // come from L2 or further again, and blocks through a stage run faster. An Intel Xeon, 1
+  // thread, ratio to memcpy in one process, both walks fetching ahead, band / staged: f32
+  // 768^2 0.62 / 0.80, 896^2 0.61 / 0.79, 1000 x 768 0.64 / 0.77, 640^2 0.64 / 0.68, 1200 x
+  // 1280 0.68 / 0.72, 4096 x 320 0.61 / 0.68, bf16 1536 x 768 0.59 / 0.72; rows not so apart
+  // keep the band walk: f32 600^2 0.75 / 0.64, 1000 x 3000 0.85 / 0.69. In L2 the band walk
+  // stays ahead whatever the stride (f32 256^2 0.70 / 0.40).
+  const int64_t strip_rows = std::min(BandStripRows(TileRows(e), vector_bytes, m), rows.n);
+  return m.prefetch_ahead_bytes > 0 && ProblemBytes(p) >= m.prefetch_ahead_bytes &&
+         StrideAliases(rows.src_stride, strip_rows, m);
 }
 
 // An L2 block for a staged walk: as many bytes as an eighth of the L2 (the block, the source
@@ -177,8 +200,8 @@ constexpr StrategyCandidate kCandidates[] = {
      FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
      "a tile's destination (or source) lines are a multiple of a power of two apart and "
-     "alias in L1, and the stores are ordinary: tiles go through an L1 block, destination rows "
-     "leave as runs",
+     "alias in L1 (past half the L2, a band's source lines), and the stores are ordinary: "
+     "tiles go through an L1 block, destination rows leave as runs",
      StagesTiles},
     {Strategy::kTiles, "tiles",
      "in-register tiles; strips walked band by band (short ones in DRAM several bands at a time) "
@@ -340,11 +363,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
     }
     const int64_t plane_rows =
         tile.rows2_dim >= 0 ? rows.n * folded.dims[static_cast<size_t>(tile.rows2_dim)].n : rows.n;
-    // One band reads strip_rows source lines of one vector each: half the L1 holds them and
-    // the lines the hardware prefetches for the next band (768^2 f32 in cache: bands of 64
-    // rows 0.72x memcpy, 384 rows 0.70-0.77; DRAM 8000^2: 64 rows 0.74, 384 rows 0.84-0.85).
-    tile.strip_rows = std::max(tile.tile_rows, machine.l1d_bytes / (2 * tile.vector_bytes) /
-                                                   tile.tile_rows * tile.tile_rows);
+    tile.strip_rows = BandStripRows(tile.tile_rows, tile.vector_bytes, machine);
     tile.strip_rows = std::min(tile.strip_rows, RoundUp(plane_rows, tile.tile_rows));
     if (tile.fused) tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
     // Only where whole aligned lines can bypass the cache (TilesPlane): destination rows a

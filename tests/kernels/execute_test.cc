@@ -7,6 +7,7 @@
 
 #include "iotx/plan.h"
 #include "kernels/dispatch.h"
+#include "kernels/machine.h"
 
 namespace iotx::test {
 namespace {
@@ -83,15 +84,31 @@ TEST(DescribeTest, SaysAStagedWalkIsForOrdinaryStoresOnly) {
 }
 
 TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
-  // 768 x 768 f32 (rows 3 KiB apart, no aliasing): walked band by band in place; the next
-  // band's tiles are fetched ahead only with cache-bypassing stores.
-  for (auto stores : {PlanOptions::Stores::kStreaming, PlanOptions::Stores::kRegular}) {
-    const std::string text = DescribeTranspose(768, stores);
-    ASSERT_NE(text.find("strategy: tiles"), std::string::npos) << text;
-    EXPECT_EQ(text.find("same tile of the next band") != std::string::npos,
-              stores == PlanOptions::Stores::kStreaming)
-        << text;
-  }
+  // 768 x 768 f32 (rows 3 KiB apart: a tile's lines do not alias) with cache-bypassing stores:
+  // walked band by band in place, the next band's tiles fetched ahead. With ordinary stores,
+  // below half the L2 (Machine::prefetch_ahead_bytes, forced either way here), the same walk
+  // without it; past it the plane stages (a band's 768 lines share 4 of the L1's sets), and
+  // 600 x 600 (rows 2400 B apart) walks its bands fetching ahead.
+  struct Restore {
+    ~Restore() { kernels::SetPrefetchAheadForTest(std::nullopt); }
+  } restore;
+  const std::string streaming = DescribeTranspose(768, PlanOptions::Stores::kStreaming);
+  ASSERT_NE(streaming.find("strategy: tiles"), std::string::npos) << streaming;
+  EXPECT_NE(streaming.find("same tile of the next band"), std::string::npos) << streaming;
+  kernels::SetPrefetchAheadForTest(false);
+  const std::string in_l2 = DescribeTranspose(768, PlanOptions::Stores::kRegular);
+  ASSERT_NE(in_l2.find("strategy: tiles"), std::string::npos) << in_l2;
+  EXPECT_EQ(in_l2.find("next band"), std::string::npos) << in_l2;
+  EXPECT_EQ(in_l2.find("for writing"), std::string::npos) << in_l2;
+  kernels::SetPrefetchAheadForTest(true);
+  const std::string staged = DescribeTranspose(768, PlanOptions::Stores::kRegular);
+  EXPECT_NE(staged.find("strategy: staged-tiles"), std::string::npos) << staged;
+  EXPECT_NE(staged.find("each fetching the next run's lines for writing"), std::string::npos)
+      << staged;
+  const std::string bands = DescribeTranspose(600, PlanOptions::Stores::kRegular);
+  ASSERT_NE(bands.find("strategy: tiles"), std::string::npos) << bands;
+  EXPECT_NE(bands.find("same tile of the next band and the destination lines"), std::string::npos)
+      << bands;
 }
 
 // The line of `text` that starts with `key` (e.g. "tile:"), or all of it when there is none.

@@ -481,6 +481,24 @@ TEST(ChooseTileTest, PrefetchAheadPastHalfTheL2) {
   EXPECT_EQ(current.prefetch_ahead_bytes, std::max<int64_t>(1, current.l2_bytes / 2));
 }
 
+// Past half the L2, a plane whose source rows are an even number of lines apart stages (its
+// band's source lines fall in too few of the L1's sets to stay there until the next band);
+// below it, rows not line-aligned, and with cache-bypassing stores, the band walk stays.
+TEST(ChooseStrategyTest, StagesPastHalfTheL2WhereABandsLinesAlias) {
+  Machine m = TestMachine();
+  m.prefetch_ahead_bytes = m.l2_bytes / 2;
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({768, 768}), m).strategy, Strategy::kStagedTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({1000, 896}), m).strategy, Strategy::kStagedTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({768, 768}), m, true).strategy, Strategy::kTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({600, 600}), m).strategy, Strategy::kTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({1000, 3000}), m).strategy, Strategy::kTiles);
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({256, 256}), m).strategy, Strategy::kTiles);
+  // Rows an odd number of lines apart spread over every set.
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({768, 784}), m).strategy, Strategy::kTiles);
+  m.prefetch_ahead_bytes = 0;
+  EXPECT_EQ(ChooseStrategy(FoldedReversal({768, 768}), m).strategy, Strategy::kTiles);
+}
+
 TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
   EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7

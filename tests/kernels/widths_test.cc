@@ -205,7 +205,7 @@ TEST_P(WidthTest, WalksThatFetchAhead) {
     ASSERT_TRUE(plan.has_value());
     const std::string text = iotx::Describe(**plan);
     if (text.find("strategy: tiles ") != std::string::npos) {
-      EXPECT_NE(text.find("each tile fetches the destination lines"), std::string::npos) << text;
+      EXPECT_NE(text.find("and the destination lines of the tile"), std::string::npos) << text;
     } else if (text.find("strategy: staged-tiles ") != std::string::npos) {
       EXPECT_NE(text.find("each fetching the next run's lines"), std::string::npos) << text;
     }
