@@ -475,6 +475,9 @@ TEST(ChooseTileTest, PrefetchAheadPastHalfTheL2) {
   EXPECT_FALSE(
       ChooseTile(FoldedReversal({256, 256}), Strategy::kStagedTiles, m, false).prefetch_ahead);
   EXPECT_FALSE(ChooseTile(past, Strategy::kRowCopy, m, false).prefetch_ahead);
+  // A band walk that streams but whose destination rows are not whole lines apart (3080 B)
+  // stores ordinarily (TilesPlane), so it fetches ahead too.
+  EXPECT_TRUE(ChooseTile(FoldedReversal({770, 768}), Strategy::kTiles, m, true).prefetch_ahead);
   m.prefetch_ahead_bytes = 0;  // never
   EXPECT_FALSE(ChooseTile(past, Strategy::kTiles, m, false).prefetch_ahead);
   const Machine current = iotx::kernels::CurrentMachine(false);
@@ -680,6 +683,11 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   EXPECT_EQ(stores({1000, 1000}, 4), kSmall);  // 4 MB, rows that do not alias: in place already
   EXPECT_EQ(stores({2048, 2048}, 1), kSmall);  // 4 MiB of 1-byte tiles: staged stays
   EXPECT_EQ(stores({2048, 1024}, 2), kWouldStage);
+  // Staged too, but its destination rows (4120 B apart) are not whole lines apart: in place it
+  // could not stream, so it keeps the stage and ordinary stores.
+  ASSERT_EQ(ChooseStrategy(FoldedReversal({1030, 1024}), m, false).strategy,
+            Strategy::kStagedTiles);
+  EXPECT_EQ(stores({1030, 1024}, 4), kSmall);
   EXPECT_EQ(stores({4096, 4096}, 4), kLarge);  // 64 MiB: past the general threshold first
   EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kRegular, FoldedReversal({1024, 1024}),
                                    4 << 20, m, 2)),
