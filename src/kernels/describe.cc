@@ -164,7 +164,11 @@ std::string Describe(const Plan& plan) {
                               "{} of at least half the L2: the stores would miss)",
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
-            n.strategy != kernels::Strategy::kTiles || !n.streaming ? ""
+            n.strategy != kernels::Strategy::kTiles || !n.streaming ? std::string()
+            : n.dst_row_stride % 64 != 0
+                ? fmt::format("; destination rows {} B apart are not whole lines apart, so the "
+                              "walk stores ordinarily though the plan streams",
+                              n.dst_row_stride)
             : n.src_rows_alias
                 ? "; with cache-bypassing stores (whole aligned lines) each tile prefetches the "
                   "same tile of the next band into L2 (source rows this far apart share too few "

@@ -111,6 +111,31 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
       << bands;
 }
 
+// A band walk in a streaming plan whose destination rows are not whole lines apart (f32
+// 200 x 136 reversed: 800 B) cannot stream (TilesPlane): Describe says it stores ordinarily,
+// and names the fetching ahead that such walks do (Tile::prefetch_ahead), not the streaming
+// walk's.
+TEST(DescribeTest, SaysABandWalkWhoseRowsAreNotWholeLinesStoresOrdinarily) {
+  struct Restore {
+    ~Restore() { kernels::SetPrefetchAheadForTest(std::nullopt); }
+  } restore;
+  kernels::SetPrefetchAheadForTest(true);
+  PlanOptions options;
+  options.stores = PlanOptions::Stores::kStreaming;
+  auto plan = MakePlan(std::vector<int64_t>{200, 136}, std::vector<int64_t>{1, 0}, 4, options);
+  ASSERT_TRUE(plan.has_value());
+  const std::string text = Describe(**plan);
+  ASSERT_NE(text.find("strategy: tiles"), std::string::npos) << text;
+  EXPECT_NE(text.find("destination rows 800 B apart are not whole lines apart, so the walk "
+                      "stores ordinarily"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("and the destination lines of the tile"), std::string::npos) << text;
+  EXPECT_EQ(text.find("with cache-bypassing stores (whole aligned lines) each tile"),
+            std::string::npos)
+      << text;
+}
+
 // The line of `text` that starts with `key` (e.g. "tile:"), or all of it when there is none.
 std::string Line(const std::string& text, const std::string& key) {
   const size_t at = text.find("\n" + key);
