@@ -165,7 +165,7 @@ std::string Describe(const Plan& plan) {
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? std::string()
-            : n.dst_row_stride % 64 != 0
+            : !kernels::BandWalkStreams(n.dst_row_stride)
                 ? fmt::format("; destination rows {} B apart are not whole lines apart, so the "
                               "walk stores ordinarily though the plan streams",
                               n.dst_row_stride)

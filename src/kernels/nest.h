@@ -110,6 +110,12 @@ constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_b
          (elem_bytes == 4 || (elem_bytes == 1 && !staged));
 }
 
+// Whether a band walk (kTiles) can store its tiles' destination lines bypassing the cache: its
+// destination rows are a whole number of 64-byte lines apart, so every tile writes whole lines
+// (TilesPlane). Elsewhere it stores ordinarily whatever the plan's stores; the planner (short
+// strips, fetching ahead, which staged plans may stream instead) and Describe ask too.
+constexpr bool BandWalkStreams(int64_t dst_row_stride) { return dst_row_stride % 64 == 0; }
+
 // A band walk that fetches ahead (Nest::prefetch_ahead) fetches the destination lines of the
 // tile this many tiles further down the band: one tile ahead and two measured alike (f32
 // 768^2, 1000^2, 1000 x 3000 on an Intel Xeon, within 0.03), four and eight a little slower.

@@ -368,7 +368,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
     if (tile.fused) tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
     // Only where whole aligned lines can bypass the cache (TilesPlane): destination rows a
     // whole number of lines apart.
-    if (strategy == Strategy::kTiles && streaming && cols.dst_stride % kLine == 0) {
+    if (strategy == Strategy::kTiles && streaming && BandWalkStreams(cols.dst_stride)) {
       if (ShortStrips(folded, machine)) {
         // Where the calibration found the memory serving short strips faster (an Intel
         // Xeon: f32 8192^2 0.21 -> 0.67 of memcpy, bf16 0.46 -> 1.19, i8 16384 x 8192 0.49
@@ -396,7 +396,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   // A band walk whose destination rows are not whole lines apart stores ordinarily even in a
   // plan that streams (TilesPlane), so it fetches ahead there too.
   const bool ordinary_stores =
-      !streaming || (strategy == Strategy::kTiles && cols.dst_stride % kLine != 0);
+      !streaming || (strategy == Strategy::kTiles && !BandWalkStreams(cols.dst_stride));
   tile.prefetch_ahead = ordinary_stores && machine.prefetch_ahead_bytes > 0 &&
                         (strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles) &&
                         ProblemBytes(folded) >= machine.prefetch_ahead_bytes;
@@ -694,7 +694,7 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // against 0.61 staged.
   if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
       StagedTilesMayStream(folded.elem_bytes, machine) &&
-      regular_strategy() == Strategy::kStagedTiles && ColsDim(folded).dst_stride % kLine == 0) {
+      regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
     return {true, StoresReason::kWouldStage};
   }
   // One thread's permute with ordinary stores falls behind from about half the copy's

@@ -222,7 +222,7 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
   // `iotx apply` permutes each into a buffer at its file offset's phase to write it from
   // there directly. Left to ordinary stores in place, bf16 4096^2 `1,0` in 16 MiB ranges on
   // two threads ran at 0.41x of the same ranges into an aligned buffer, 0.75x peeled.
-  const bool lines_apart = dst_row_stride % kLineBytes == 0;
+  const bool lines_apart = BandWalkStreams(dst_row_stride);
   const size_t lead = ElementsToLine<kElem>(dst);
   if (streaming && lines_apart && lead != 0 && lead < rows) {
     bool seamed = false;
