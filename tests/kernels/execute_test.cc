@@ -7,6 +7,7 @@
 
 #include "iotx/plan.h"
 #include "kernels/dispatch.h"
+#include "kernels/kernel_test_util.h"
 #include "kernels/machine.h"
 
 namespace iotx::test {
@@ -89,9 +90,7 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
   // below half the L2 (Machine::prefetch_ahead_bytes, forced either way here), the same walk
   // without it; past it the plane stages (a band's 768 lines share 4 of the L1's sets), and
   // 600 x 600 (rows 2400 B apart) walks its bands fetching ahead.
-  struct Restore {
-    ~Restore() { kernels::SetPrefetchAheadForTest(std::nullopt); }
-  } restore;
+  const RestoreMachineOverrides restore;
   const std::string streaming = DescribeTranspose(768, PlanOptions::Stores::kStreaming);
   ASSERT_NE(streaming.find("strategy: tiles"), std::string::npos) << streaming;
   EXPECT_NE(streaming.find("same tile of the next band"), std::string::npos) << streaming;
@@ -116,9 +115,7 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
 // and names the fetching ahead that such walks do (Tile::prefetch_ahead), not the streaming
 // walk's.
 TEST(DescribeTest, SaysABandWalkWhoseRowsAreNotWholeLinesStoresOrdinarily) {
-  struct Restore {
-    ~Restore() { kernels::SetPrefetchAheadForTest(std::nullopt); }
-  } restore;
+  const RestoreMachineOverrides restore;
   kernels::SetPrefetchAheadForTest(true);
   PlanOptions options;
   options.stores = PlanOptions::Stores::kStreaming;

@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "iotx/plan.h"
+#include "kernels/machine.h"
 
 namespace iotx::test {
 
@@ -42,6 +44,15 @@ std::vector<int64_t> RandomPerm(std::mt19937_64& rng, size_t rank);
 // The element sizes random cases draw from: every width the kernel specializes, and 3 and 16
 // bytes, which it runs as wider or narrower elements.
 inline constexpr size_t kRandomElemSizes[] = {1, 2, 3, 4, 8, 16};
+
+// Gives the planner back this machine's own walk choices (kernels::SetShortStripsForTest,
+// SetPrefetchAheadForTest) when the test that overrode them ends, however it ends.
+struct RestoreMachineOverrides {
+  ~RestoreMachineOverrides() {
+    kernels::SetShortStripsForTest(std::nullopt);
+    kernels::SetPrefetchAheadForTest(std::nullopt);
+  }
+};
 
 // IOTX_PROPERTY_SEED when set (to explore other cases), else a test's fixed seed.
 uint64_t PropertySeed(uint64_t fixed_seed);

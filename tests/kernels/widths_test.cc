@@ -116,9 +116,7 @@ TEST_P(WidthTest, ShortStripsInGroups) {
   const auto w = static_cast<int64_t>(width);
   const int64_t band = kernels::ChosenVectorBytes() / w;
   // The calibration's choice comes back however the test ends (a fatal failure returns early).
-  struct Restore {
-    ~Restore() { kernels::SetShortStripsForTest(std::nullopt); }
-  } restore;
+  const RestoreMachineOverrides restore;
   for (const bool short_strips : {true, false}) {
     kernels::SetShortStripsForTest(short_strips);
     for (const auto& [shape, perm] : Layouts{
@@ -189,9 +187,7 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
 TEST_P(WidthTest, WalksThatFetchAhead) {
   const size_t width = GetParam().width;
   const auto n = static_cast<int64_t>(4096 / width);
-  struct Restore {
-    ~Restore() { kernels::SetPrefetchAheadForTest(std::nullopt); }
-  } restore;
+  const RestoreMachineOverrides restore;
   kernels::SetPrefetchAheadForTest(true);
   for (const auto& [shape, perm] : Layouts{
            {{200, 136}, {1, 0}},       // band walk, rows and columns past whole tiles
