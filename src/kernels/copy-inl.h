@@ -154,6 +154,27 @@ HWY_INLINE void StreamBytes(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTR
   CopyBytes(from + i, to + i, n - i);
 }
 
+// A staged block's destination run: the `n` bytes at `to` are the block's, `covered` >= n
+// bytes are in the stage at `run`. The block writes the lines that start within its bytes,
+// whole, with cache-bypassing stores, reading up to a line past its bytes where the stage
+// covers them (the next block's first rows, which the caller staged for this); the line it
+// starts part-way into is the previous block's, which covered it so. `head_too`: no previous
+// block did, so the bytes up to the first line boundary go with ordinary stores, as do those
+// of a last line the stage does not cover. With covered == n and head_too, it is StreamBytes.
+HWY_INLINE void StreamOwnedLines(const uint8_t* HWY_RESTRICT run, uint8_t* HWY_RESTRICT to,
+                                 size_t n, size_t covered, bool head_too) {
+  const size_t head =
+      (kLineBytes - (reinterpret_cast<uintptr_t>(to) & (kLineBytes - 1))) & (kLineBytes - 1);
+  if (head_too) CopyBytes(run, to, std::min(head, n));
+  for (size_t i = head; i < n; i += kLineBytes) {
+    if (i + kLineBytes > covered) {
+      CopyBytes(run + i, to + i, n - i);
+      break;
+    }
+    StreamLine(run + i, to + i);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace iotx::kernels
 HWY_AFTER_NAMESPACE();

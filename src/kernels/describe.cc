@@ -177,10 +177,31 @@ std::string Describe(const Plan& plan) {
                   "same tile of the next band");
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
+        // StagesStreamingRuns (planner.cc): destination rows not whole lines apart, with
+        // cache-bypassing stores; the kernels then complete each block's lines from the next
+        // block's first rows (StreamOwnedLines).
+        const bool partial_lines =
+            n.streaming &&
+            (!kernels::BandWalkStreams(n.dst_row_stride) ||
+             (d.tile.cols2_dim >= 0 && !kernels::BandWalkStreams(n.dst_outer_col_stride)));
+        const std::string why =
+            partial_lines
+                ? fmt::format(
+                      "because destination rows {} B apart are not whole lines apart: "
+                      "a band walk's strips would each write part of a line, so every "
+                      "line leaves whole with cache-bypassing stores, each block's "
+                      "tiles running one row of tiles into the next block to complete "
+                      "the lines its rows start",
+                      !kernels::BandWalkStreams(n.dst_row_stride) ? n.dst_row_stride
+                                                                  : n.dst_outer_col_stride)
+                : fmt::format(
+                      "because {} rows {} B apart fall in too few of the L1's sets "
+                      "({}-way)",
+                      dst_alias ? "destination" : "source",
+                      dst_alias ? n.dst_row_stride : n.src_row_stride, m.l1d_ways);
         s += fmt::format(
             "walk:     blocks of {} rows x {} columns through a buffer of {} (L2 / 8 at most; "
-            "rows {} B apart), then {} B runs per destination row{}; because {} rows {} B apart "
-            "fall in too few of the L1's sets ({}-way){}\n",
+            "rows {} B apart), then {} B runs per destination row{}; {}{}\n",
             n.strip_rows, n.block_cols, Bytes(n.block_cols * n.stage_pitch), n.stage_pitch,
             n.strip_rows * e,
             n.prefetch_ahead ? fmt::format(", each fetching the next run's lines for writing "
@@ -188,9 +209,8 @@ std::string Describe(const Plan& plan) {
                                            "would miss)",
                                            Bytes(d.bytes))
                              : "",
-            dst_alias ? "destination" : "source", dst_alias ? n.dst_row_stride : n.src_row_stride,
-            m.l1d_ways,
-            n.strategy == kernels::Strategy::kStagedTiles
+            why,
+            n.strategy == kernels::Strategy::kStagedTiles && !partial_lines
                 ? "; only with ordinary stores (cache-bypassing ones never allocate in L1: such "
                   "plans walk in place)"
             : n.source_pitch > 0

@@ -208,32 +208,38 @@ HWY_INLINE void CopySourceRows(const uint8_t* HWY_RESTRICT src, const int64_t* r
 // block_cols are transposed tile by tile into a stage whose destination rows are `pitch`
 // bytes apart, then leave as destination runs. kSourceStaged (Nest::source_pitch): each
 // block's source rows are first copied as runs into a second stage, `source_pitch` bytes
-// apart, and the tiles read that.
+// apart, and the tiles read that. `halo`: the runs' first and last lines are shared with the
+// strips above and below (StreamOwnedLines).
 template <size_t kElem, bool kSourceStaged, class D>
 HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
                               size_t rows_full, size_t cols_full, const FusedGeometry& g,
                               size_t strip_rows, size_t block_cols, size_t pitch,
-                              size_t source_pitch, bool streaming) {
+                              size_t source_pitch, bool streaming, bool halo) {
   using Shape = TileShape<kElem, D>;
   alignas(64) uint8_t stage[kMaxStageBytes];
   alignas(64) uint8_t source_stage[kSourceStaged ? kMaxStageBytes : kLineBytes];
-  int64_t row_off[kMaxFusedStripRows];
+  int64_t row_off[kMaxFusedStripRows + FusedTables::kMaxTileRows];
   // The stage's destination rows, for the tiles that read the source in place (the copied
   // rows need no table).
   [[maybe_unused]] int64_t col_off[Shape::kCols];
   if constexpr (!kSourceStaged) {
     for (size_t j = 0; j < Shape::kCols; ++j) col_off[j] = static_cast<int64_t>(j * pitch);
   }
+  // `halo` (cache-bypassing stores where a run's first or last line is shared with the strip
+  // above or below, FusedPlane): each strip writes the lines that start within its rows, its
+  // stage covering one row of tiles more (StreamOwnedLines), as StagedPlane's blocks do.
+  halo = halo && streaming && (strip_rows + Shape::kRows) * kElem <= pitch;
   for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
     const size_t n = std::min(strip_rows, rows_full - r0);
-    FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
+    const size_t covered = halo && r0 + n < rows_full ? n + Shape::kRows : n;
+    FusedOffsets(static_cast<int64_t>(r0), covered, g.rows_inner, g.src_row_stride,
                  g.src_outer_row_stride, row_off);
     for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
       const size_t m = std::min(block_cols, cols_full - c0);
       if constexpr (kSourceStaged) {
         // The copied rows are one stride apart: the tiles of a staged 2-D plane, no tables.
-        CopySourceRows(src + c0 * kElem, row_off, n, m * kElem, source_stage, source_pitch);
-        for (size_t r = 0; r < n; r += Shape::kRows) {
+        CopySourceRows(src + c0 * kElem, row_off, covered, m * kElem, source_stage, source_pitch);
+        for (size_t r = 0; r < covered; r += Shape::kRows) {
           for (size_t c = 0; c < m; c += Shape::kCols) {
             TransposeTileLines<kElem, false, false, false, true>(
                 d, source_stage + r * source_pitch + c * kElem, static_cast<int64_t>(source_pitch),
@@ -241,7 +247,7 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
           }
         }
       } else {
-        for (size_t r = 0; r < n; r += Shape::kRows) {
+        for (size_t r = 0; r < covered; r += Shape::kRows) {
           for (size_t c = 0; c < m; c += Shape::kCols) {
             TransposeTileLines<kElem, false, true, false, true>(d, src + (c0 + c) * kElem, 0,
                                                                 stage + c * pitch + r * kElem, 0,
@@ -252,7 +258,7 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
       for (size_t j = 0; j < m; ++j) {
         uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
         if (streaming) {
-          StreamBytes(stage + j * pitch, run, n * kElem);
+          StreamOwnedLines(stage + j * pitch, run, n * kElem, covered * kElem, r0 == 0 || !halo);
         } else {
           // Not CopyRun: here glibc's memcpy ran slower (16^5 f32 reversed, in cache:
           // 0.35-0.39 -> 0.25x memcpy, alternating in one process).
@@ -286,13 +292,20 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
     // stage (FusedSourcePitch); the others compile no copying walk, and a nest built otherwise,
     // whose rows would not fit the stage, reads the source in place.
     constexpr bool kMayCopySource = CopiesFusedSourceRows(kElem);
+    // Runs whose first or last lines the strips above or below share (FusedBlocks' halo).
+    const bool lines_shared = g.dst_col_stride % kLineBytes != 0 ||
+                              g.dst_outer_col_stride % kLineBytes != 0 ||
+                              reinterpret_cast<uintptr_t>(dst) % kLineBytes != 0;
+    constexpr auto kStage = static_cast<size_t>(kMaxStageBytes);
     if (kMayCopySource && pitch > 0 && source_pitch >= block_cols * kElem &&
-        strip_rows * source_pitch <= static_cast<size_t>(kMaxStageBytes)) {
+        strip_rows * source_pitch <= kStage) {
+      // The source stage holds the halo's rows too, or the strips go without it.
+      const bool halo = lines_shared && (strip_rows + Shape::kRows) * source_pitch <= kStage;
       FusedBlocks<kElem, kMayCopySource>(d, src, dst, rows_full, cols_full, g, strip_rows,
-                                         block_cols, pitch, source_pitch, streaming);
+                                         block_cols, pitch, source_pitch, streaming, halo);
     } else if (pitch > 0) {
       FusedBlocks<kElem, false>(d, src, dst, rows_full, cols_full, g, strip_rows, block_cols, pitch,
-                                0, streaming);
+                                0, streaming, lines_shared);
     } else {
       FusedWalk<kElem>(d, src, dst, rows, cols, g, strip_rows, streaming, *tables);
       if constexpr (kEdgeInRegisters<kElem>) return;  // its partial tiles ran in the walk

@@ -129,22 +129,42 @@ bool FusesTiles(const Problem& p, const Machine& m, bool /*streaming*/) {
   return f.rows2 >= 0 || f.cols2 >= 0;
 }
 
+// With cache-bypassing stores, a walk whose destination rows are not whole lines apart
+// stages them, when a row is longer than one strip of the band walk: the band walk would
+// store ordinarily (BandWalkStreams), each strip's run starting and ending part-way into a
+// line whose other part the next strip writes a whole pass later, each such line read from
+// memory, written, read and written again. The staged walk writes every line whole with
+// cache-bypassing stores, a block reading one row of tiles past its own to complete its
+// last lines (StreamOwnedLines). An Intel Xeon, 1 / 2 threads, ratio to memcpy, band walk ->
+// staged: f32 8001 x 8000 0.35 / 0.61 -> 0.57 / 0.85, f32 401x60x1493 `2,1,0` 0.57 / 0.57
+// -> 0.80 / 0.81, f32 1000 x 20000 0.73 -> 0.91 (1 thread), i8 1000 x 100000 0.41 -> 0.55,
+// i8 801x72x387x7 `3,2,0,1` (fused) 0.35 / 0.36 -> 0.77 / 0.68. Rows of one strip or fewer
+// keep the band walk, which writes them whole and in order: f64 58 x 173250 0.71 / 0.67,
+// f32 100 x 200000 0.62 / 0.52, bf16 300 x 100000 0.70 / 0.59, i8 100 x 1000000 0.51 /
+// 0.40 (band / staged).
+bool StagesStreamingRuns(const Dim& cols, int64_t rows, int64_t strip_rows) {
+  return !BandWalkStreams(cols.dst_stride) && rows > strip_rows;
+}
+
 // Staging pays when one side's lines in flight alias in L1 and the plane holds whole blocks,
-// and only with ordinary stores. Cache-bypassing stores never allocate in L1, so aliasing
-// destination lines cost nothing there, and the band walk's prefetch of the next band's tiles
-// serves aliasing source rows better than blocks through a stage do: in DRAM, 1 thread, ratio
+// and only with ordinary stores (with cache-bypassing ones, for StagesStreamingRuns' reason
+// alone). Cache-bypassing stores never allocate in L1, so aliasing destination lines cost
+// nothing there, and the band walk's prefetch of the next band's tiles serves aliasing
+// source rows better than blocks through a stage do: in DRAM, 1 thread, ratio
 // to memcpy, staged / in place (same binary, alternating): f32 8192 x 8000 0.64-0.72 /
 // 1.16-1.17, bf16 8192^2 0.38 / 0.64, i8 16384 x 8192 0.24 / 0.34, bf16 64x64x64x128
 // `0,3,1,2` 0.71 / 0.84, f64 16x64x64x128 `0,3,1,2` 0.64 / 0.85, f32 96x2048x2x128 `0,3,2,1`
 // 0.82 / 1.03 (docs/performance.md, eighth look). Fused planes still stage (FusedPlane).
 bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
-  if (streaming || !IsTilePlane(p)) return false;
+  if (!IsTilePlane(p)) return false;
   const int64_t e = p.elem_bytes;
   const Dim& rows = RowsDim(p);
   const Dim& cols = ColsDim(p);
   const int64_t vector_bytes = BandVectorBytes(cols.n * e, m);
   const int64_t tile_cols = std::max<int64_t>(1, vector_bytes / e);
   if (rows.n < TileRows(e) || cols.n < 2 * tile_cols) return false;
+  if (streaming)
+    return StagesStreamingRuns(cols, rows.n, BandStripRows(TileRows(e), vector_bytes, m));
   if (StrideAliases(cols.dst_stride, tile_cols, m) ||
       StrideAliases(rows.src_stride, TileRows(e), m)) {
     return true;
@@ -200,8 +220,9 @@ constexpr StrategyCandidate kCandidates[] = {
      FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
      "a tile's destination (or source) lines are a multiple of a power of two apart and "
-     "alias in L1 (past half the L2, a band's source lines), and the stores are ordinary: "
-     "tiles go through an L1 block, destination rows leave as runs",
+     "alias in L1 (past half the L2, a band's source lines), and the stores are ordinary; or "
+     "the stores bypass the cache and destination rows longer than a strip are not whole lines "
+     "apart: tiles go through an L1 block, destination rows leave as runs",
      StagesTiles},
     {Strategy::kTiles, "tiles",
      "in-register tiles; strips walked band by band (short ones in DRAM several bands at a time) "
@@ -349,13 +370,27 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
       tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
       // Fused dims are far apart by nature (16^6: 4 MiB): stage as kStagedTiles does when
       // a tile's lines alias.
+      const int64_t fused_rows =
+          f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
+      const int64_t fused_strip_rows = std::min(
+          BandStripRows(tile.tile_rows, machine.vector_bytes, machine), kMaxFusedStripRows);
+      const int64_t fused_cols =
+          f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
+      // As StagesTiles, only planes of whole tiles across: narrower ones would leave all their
+      // tiles to the edge path (i8 9x286x429x3x3x13 `4,1,0,3,5,2`, 429 x 39 planes: 0.58 of
+      // memcpy walked, 0.37 so staged).
+      const bool stages_runs =
+          streaming && fused_cols >= 2 * tile.tile_cols &&
+          (StagesStreamingRuns(cols, fused_rows, fused_strip_rows) ||
+           (f.cols2 >= 0 && StagesStreamingRuns(folded.dims[static_cast<size_t>(f.cols2)],
+                                                fused_rows, fused_strip_rows)));
       if (StrideAliases(cols.dst_stride, std::min(tile.tile_cols, cols.n), machine) ||
-          src_rows_alias) {
-        const int64_t fused_rows = f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
-        const int64_t fused_cols = f.cols2 >= 0 ? cols.n * folded.dims[static_cast<size_t>(f.cols2)].n : cols.n;
+          src_rows_alias || stages_runs) {
         StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);
         tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
-        tile.source_pitch = FusedSourcePitch(e, tile.block_cols, tile.strip_rows, streaming);
+        // With stages_runs the stage holds a row of tiles past the strip (FusedBlocks' halo).
+        tile.source_pitch = FusedSourcePitch(
+            e, tile.block_cols, tile.strip_rows + (stages_runs ? tile.tile_rows : 0), streaming);
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
         return tile;

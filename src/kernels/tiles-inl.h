@@ -31,7 +31,7 @@ HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int6
 }
 template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                            size_t rows, size_t cols, size_t, size_t, size_t, bool, bool) {
+                            size_t rows, size_t cols, size_t, size_t, size_t, bool, bool, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 #else
@@ -299,7 +299,7 @@ template <size_t kElem, class D>
 HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                             size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
-                            bool src_rows_alias, bool prefetch_ahead) {
+                            bool src_rows_alias, bool prefetch_ahead, bool streaming) {
   using Shape = TileShape<kElem, D>;
   alignas(64) uint8_t stage[kMaxStageBytes];
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
@@ -311,8 +311,16 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
   const size_t even_cols =
       blocks == 0 ? block_cols
                   : (cols_full / blocks + Shape::kCols - 1) / Shape::kCols * Shape::kCols;
+  // Cache-bypassing stores (StagesStreamingRuns in planner.cc): where a run's first or last
+  // line is shared with the block above or below, each block writes the lines that start
+  // within its rows, its stage covering one row of tiles more (StreamOwnedLines).
+  const bool halo =
+      streaming &&
+      (!BandWalkStreams(dst_row_stride) || reinterpret_cast<uintptr_t>(dst) % kLineBytes != 0) &&
+      (block_rows + Shape::kRows) * kElem <= pitch;
   for (size_t r0 = 0; r0 < rows_full; r0 += block_rows) {
     const size_t n = std::min(block_rows, rows_full - r0);
+    const size_t covered = halo && r0 + n < rows_full ? n + Shape::kRows : n;
     const uint8_t* s = src + static_cast<int64_t>(r0) * src_row_stride;
     uint8_t* t = dst + r0 * kElem;
     for (size_t c0 = 0; c0 < cols_full; c0 += even_cols) {
@@ -321,7 +329,7 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
       // tile loads whole rows (TransposeTile's kSrcAlias; the 1-byte one does in every staged
       // walk).
       const auto tiles = [&](auto src_alias) {
-        for (size_t r = 0; r < n; r += Shape::kRows) {
+        for (size_t r = 0; r < covered; r += Shape::kRows) {
           for (size_t c = 0; c < m; c += Shape::kCols) {
             TransposeTile<kElem, false, true, decltype(src_alias)::value>(
                 d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
@@ -341,7 +349,12 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
             __builtin_prefetch(next + b, /*rw=*/1, /*locality=*/3);
           }
         }
-        CopyRun(stage + j * pitch, t + static_cast<int64_t>(c0 + j) * dst_row_stride, n * kElem);
+        if (streaming) {
+          StreamOwnedLines(stage + j * pitch, t + static_cast<int64_t>(c0 + j) * dst_row_stride,
+                           n * kElem, covered * kElem, r0 == 0 || !halo);
+        } else {
+          CopyRun(stage + j * pitch, t + static_cast<int64_t>(c0 + j) * dst_row_stride, n * kElem);
+        }
       }
     }
   }

@@ -92,7 +92,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
                               prefetch_ahead);
           } else if constexpr (kStrategy == Strategy::kStagedTiles) {
             StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias,
-                               prefetch_ahead);
+                               prefetch_ahead, streaming);
           } else if constexpr (kStrategy == Strategy::kFusedTiles) {
             FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, source_pitch,
                               streaming, &tables);

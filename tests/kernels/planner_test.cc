@@ -363,6 +363,35 @@ TEST(ChooseStrategyTest, StagesAliasingStridesOnlyWithOrdinaryStores) {
             ChooseTile(f, Strategy::kFusedTiles, m, false).block_cols);
 }
 
+// With cache-bypassing stores, destination rows that are not whole lines apart and longer
+// than a band walk's strip (384 rows of f32 on 48 KiB of L1 and 64-byte vectors) stage, whose
+// walk writes every line whole (StagesStreamingRuns); rows a whole number of lines apart, and
+// rows of one strip or fewer, keep the band walk; with ordinary stores nothing changes.
+TEST(ChooseStrategyTest, StagesStreamingRunsThatShareLines) {
+  const Machine m = TestMachine();
+  const Problem split_rows = Folded({8001, 8000}, {1, 0}, 4);  // rows 32004 B apart
+  EXPECT_EQ(ChooseStrategy(split_rows, m, true).strategy, Strategy::kStagedTiles);
+  EXPECT_EQ(ChooseStrategy(split_rows, m, false).strategy, Strategy::kTiles);
+  const Tile staged = ChooseTile(split_rows, Strategy::kStagedTiles, m, true);
+  // The stage holds a row of tiles past each block, for the lines the block completes.
+  EXPECT_GE(staged.stage_pitch, (staged.strip_rows + staged.tile_rows) * 4);
+  EXPECT_FALSE(staged.prefetch_ahead);
+  EXPECT_EQ(ChooseStrategy(Folded({8000, 8001}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
+  EXPECT_EQ(ChooseStrategy(Folded({384 + 1, 8000}, {1, 0}, 4), m, true).strategy,
+            Strategy::kStagedTiles);
+  EXPECT_EQ(ChooseStrategy(Folded({384 - 1, 8000}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
+  // A fused plane (i8 801x72x387x7 `3,2,0,1`: 57672 rows, 7 x 387 columns 57672 B apart)
+  // stages so too. Its source rows would be copied first (FusedSourcePitch) only where the
+  // second stage holds the row of tiles past them: here it would not (320 x 448 B).
+  const Problem fused = Folded({801, 72, 387, 7}, {3, 2, 0, 1}, 1);
+  ASSERT_EQ(ChooseStrategy(fused, m, true).strategy, Strategy::kFusedTiles);
+  const Tile dram = ChooseTile(fused, Strategy::kFusedTiles, m, true);
+  EXPECT_GT(dram.stage_pitch, 0);
+  EXPECT_GE(dram.stage_pitch, dram.strip_rows + dram.tile_rows);
+  EXPECT_EQ(dram.source_pitch, 0);
+  EXPECT_EQ(ChooseTile(fused, Strategy::kFusedTiles, m, false).stage_pitch, 0);
+}
+
 TEST(ChooseTileTest, CopiesFusedSourceRowsFirstOnlyForBytesInDram) {
   const Machine m = TestMachine();
   // i8 16^4 reversed: one staged block of 256 x 256, 256 B source runs -> rows 5 lines apart

@@ -180,6 +180,58 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
   }
 }
 
+// Cache-bypassing stores where destination rows are not whole lines apart and longer than a
+// band walk's strip (StagesStreamingRuns in planner.cc): blocks through a stage, each writing
+// the lines its rows start whole and completing the last from one row of tiles of the next
+// block (StreamOwnedLines); the plane's first and last partial lines with ordinary stores. A
+// 2-D plane (staged tiles) and a fused one (z11 of bench-cases-random.txt, scaled: 7 x 38
+// columns, 972 rows), destinations aligned and part-way into a line, whole and in ranges (each
+// range's plane has its own first and last lines), 1 and 2 threads.
+TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
+  const size_t width = GetParam().width;
+  const auto w = static_cast<int64_t>(width);
+  const int64_t band = kernels::ChosenVectorBytes() / w;
+  const int64_t rows = 4001;  // odd: rows * width is never a whole number of lines
+  const auto& machine = kernels::CurrentMachine(false);
+  const int64_t strip_rows = machine.l1d_bytes / (2 * kernels::ChosenVectorBytes());
+  for (const auto& [shape, perm] : Layouts{
+           {{rows, 3 * band + 5}, {1, 0}},
+           {{81, 12, 38, 7}, {3, 2, 0, 1}},
+       }) {
+    const std::string text = StreamingDescription(shape, perm);
+    if (text.empty()) return;  // MakePlan failed (recorded)
+    if (shape.size() == 2 && rows > strip_rows && width <= 8) {
+      EXPECT_NE(text.find("strategy: staged-tiles "), std::string::npos) << text;
+      EXPECT_EQ(text.find("stores ordinarily though the plan streams"), std::string::npos) << text;
+    }
+    if (text.find("strategy: staged-tiles ") != std::string::npos ||
+        (text.find("strategy: fused-tiles ") != std::string::npos &&
+         text.find("walk:     blocks of") != std::string::npos)) {
+      EXPECT_NE(text.find("are not whole lines apart: a band walk's strips"), std::string::npos)
+          << text;
+    }
+    size_t bytes = width;
+    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
+    for (size_t offset : {size_t{0}, 3 * width}) {
+      for (size_t range_bytes : {size_t{0}, bytes / 3 + 1}) {
+        for (int threads : {1, 2}) {
+          Case c;
+          c.shape = shape;
+          c.perm = perm;
+          c.elem = width;
+          c.options.stores = PlanOptions::Stores::kStreaming;
+          c.threads = threads;
+          c.dst_offset = offset;
+          c.range_bytes = range_bytes;
+          c.seed = width * 11 + offset + static_cast<size_t>(threads);
+          CheckCase(c);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 // Walks with ordinary stores past half the L2 fetch ahead (Nest::prefetch_ahead): the band
 // walk the next band's source and the destination lines kStoreTilesAhead tiles down, the
 // staged walk the next run's lines; both forced on for small planes, so that the prefetches
