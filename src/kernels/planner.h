@@ -67,6 +67,11 @@ struct Tile {
   // stores (kStoreTilesAhead tiles down a band, the next destination run of a staged block),
   // and a band walk fetches the next band's source lines.
   bool prefetch_ahead = false;
+  // Staged with cache-bypassing stores because destination rows are not whole lines apart
+  // (StagesStreamingRuns): a row block's first and last lines are shared with the blocks
+  // above and below, which the walk completes across its own blocks but not across items, so
+  // the driver cuts the rows last.
+  bool rows_share_lines = false;
   // kFusedTiles: the dim continuing the rows in the destination and the dim continuing the
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;

@@ -219,6 +219,30 @@ TEST(SplitDriverTest, FusedRowsAreCutBetweenWholeInnerRuns) {
   EXPECT_GE(split.items, 2);
 }
 
+TEST(SplitDriverTest, RowsThatShareLinesAcrossBlocksAreCutLast) {
+  // bf16 725x548x125 `2,1,0` streamed: 725 rows (1450 B of each destination row) staged with
+  // the rows' lines shared across blocks. Cut for 2 threads, the columns' outer dim is cut,
+  // not the rows; 57672 rows of i8 (801x72x387x7 `3,2,0,1`) are long enough to cut.
+  const Machine m = TestMachine();
+  const Problem short_rows = Folded({725, 548, 125}, {2, 1, 0}, 2);
+  ASSERT_EQ(ChooseStrategy(short_rows, m, true).strategy, Strategy::kFusedTiles);
+  const Tile tile = ChooseTile(short_rows, Strategy::kFusedTiles, m, true);
+  ASSERT_TRUE(tile.rows_share_lines);
+  const DriverSplit split = SplitDriver(short_rows, tile, PartitionUnit{}, 32, 2);
+  EXPECT_GE(split.items, 2);
+  EXPECT_NE(split.blocked_dim, tile.rows_dim);
+  EXPECT_EQ(split.blocked_dim, tile.cols2_dim);
+  // The same walk, were its blocks' lines their own, would cut the rows.
+  Tile unshared = tile;
+  unshared.rows_share_lines = false;
+  EXPECT_EQ(SplitDriver(short_rows, unshared, PartitionUnit{}, 32, 2).blocked_dim, tile.rows_dim);
+  const Problem long_rows = Folded({801, 72, 387, 7}, {3, 2, 0, 1}, 1);
+  const Tile long_tile = ChooseTile(long_rows, Strategy::kFusedTiles, m, true);
+  ASSERT_TRUE(long_tile.rows_share_lines);
+  EXPECT_EQ(SplitDriver(long_rows, long_tile, PartitionUnit{}, 32, 2).blocked_dim,
+            long_tile.rows_dim);
+}
+
 TEST(SplitDriverTest, FusedPlanesAreCutOnPartitionTilesToo) {
   // f32 256^3 reversed: the output's dim 0 (256 rows, two partition tiles of 128) is the
   // plane's column dim, its rows are fused. Cutting those columns keeps every item a
