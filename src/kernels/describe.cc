@@ -165,6 +165,12 @@ std::string Describe(const Plan& plan) {
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? std::string()
+            : kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols)
+                ? fmt::format("; destination rows follow each other ({} B each, not whole "
+                              "lines): blocks of whole columns go through a buffer of at most "
+                              "{} laid out as the destination, one band past the block, and "
+                              "leave as whole lines with cache-bypassing stores",
+                              n.dst_row_stride, Bytes(kernels::kMaxStageBytes))
             : !kernels::BandWalkStreams(n.dst_row_stride)
                 ? fmt::format("; destination rows {} B apart are not whole lines apart, so the "
                               "walk stores ordinarily though the plan streams",

@@ -116,15 +116,32 @@ constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_b
 // strips, fetching ahead, which staged plans may stream instead) and Describe ask too.
 constexpr bool BandWalkStreams(int64_t dst_row_stride) { return dst_row_stride % 64 == 0; }
 
-// A band walk that fetches ahead (Nest::prefetch_ahead) fetches the destination lines of the
-// tile this many tiles further down the band: one tile ahead and two measured alike (f32
-// 768^2, 1000^2, 1000 x 3000 on an Intel Xeon, within 0.03), four and eight a little slower.
-inline constexpr size_t kStoreTilesAhead = 2;
-
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it. A
 // fused walk that copies its source rows first (Nest::source_pitch) keeps a second one.
 inline constexpr int64_t kMaxStageBytes = 128 * 1024;
+
+// Whether a band walk with cache-bypassing stores takes its plane through a stage laid out as
+// the destination (DenseStagedPlane in tiles-inl.h): destination rows that follow each other
+// (dst_row_stride == rows * elem) but are not whole lines long, so the plane's destination is
+// one block whose lines straddle its rows, where a stage holds two bands of `tile_cols`
+// columns. The kernels (for each plane) and Describe ask.
+// The columns past each block that DenseStagedPlane stages to complete the block's last line:
+// whole bands of `tile_cols` covering at least one line.
+constexpr int64_t DenseStageHaloCols(int64_t row_bytes, int64_t tile_cols) {
+  return ((64 + row_bytes - 1) / row_bytes + tile_cols - 1) / tile_cols * tile_cols;
+}
+constexpr bool StagesDenseRows(int64_t dst_row_stride, int64_t rows, int64_t elem_bytes,
+                               int64_t tile_cols) {
+  return !BandWalkStreams(dst_row_stride) && rows > 0 && dst_row_stride == rows * elem_bytes &&
+         kMaxStageBytes / dst_row_stride >=
+             tile_cols + DenseStageHaloCols(dst_row_stride, tile_cols);
+}
+
+// A band walk that fetches ahead (Nest::prefetch_ahead) fetches the destination lines of the
+// tile this many tiles further down the band: one tile ahead and two measured alike (f32
+// 768^2, 1000^2, 1000 x 3000 on an Intel Xeon, within 0.03), four and eight a little slower.
+inline constexpr size_t kStoreTilesAhead = 2;
 
 // The element widths whose staged fused walks may copy their source rows first
 // (Nest::source_pitch): the planner asks (FusedSourcePitch), and the kernels compile that walk

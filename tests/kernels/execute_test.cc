@@ -114,7 +114,9 @@ TEST(DescribeTest, SaysWhenABandWalkPrefetchesTheNextBand) {
 // 200 x 136 reversed: 800 B) cannot stream (TilesPlane): Describe says it stores ordinarily,
 // and names the fetching ahead that such walks do (Tile::prefetch_ahead), not the streaming
 // walk's.
-TEST(DescribeTest, SaysABandWalkWhoseRowsAreNotWholeLinesStoresOrdinarily) {
+TEST(DescribeTest, SaysABandWalkWhoseRowsFollowEachOtherGoesThroughAStage) {
+  // Destination rows of 800 B that follow each other, streamed: not whole lines, so a stage
+  // laid out as the destination (StagesDenseRows), which streams and fetches nothing ahead.
   const RestoreMachineOverrides restore;
   kernels::SetPrefetchAheadForTest(true);
   PlanOptions options;
@@ -123,14 +125,12 @@ TEST(DescribeTest, SaysABandWalkWhoseRowsAreNotWholeLinesStoresOrdinarily) {
   ASSERT_TRUE(plan.has_value());
   const std::string text = Describe(**plan);
   ASSERT_NE(text.find("strategy: tiles"), std::string::npos) << text;
-  EXPECT_NE(text.find("destination rows 800 B apart are not whole lines apart, so the walk "
-                      "stores ordinarily"),
+  EXPECT_NE(text.find("destination rows follow each other (800 B each, not whole lines): blocks "
+                      "of whole columns go through a buffer"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("and the destination lines of the tile"), std::string::npos) << text;
-  EXPECT_EQ(text.find("with cache-bypassing stores (whole aligned lines) each tile"),
-            std::string::npos)
-      << text;
+  EXPECT_EQ(text.find("stores ordinarily"), std::string::npos) << text;
+  EXPECT_EQ(text.find("and the destination lines of the tile"), std::string::npos) << text;
 }
 
 // The line of `text` that starts with `key` (e.g. "tile:"), or all of it when there is none.

@@ -528,9 +528,13 @@ TEST(ChooseTileTest, PrefetchAheadPastHalfTheL2) {
   EXPECT_FALSE(
       ChooseTile(FoldedReversal({256, 256}), Strategy::kStagedTiles, m, false).prefetch_ahead);
   EXPECT_FALSE(ChooseTile(past, Strategy::kRowCopy, m, false).prefetch_ahead);
-  // A band walk that streams but whose destination rows are not whole lines apart (3080 B)
-  // stores ordinarily (TilesPlane), so it fetches ahead too.
-  EXPECT_TRUE(ChooseTile(FoldedReversal({770, 768}), Strategy::kTiles, m, true).prefetch_ahead);
+  // A band walk that streams but whose destination rows are not whole lines apart (4808 B
+  // apart: 601 rows of 4 B, and another dim between) stores ordinarily (TilesPlane), so it
+  // fetches ahead too; rows that follow each other (3080 B) go through a stage and stream
+  // (StagesDenseRows).
+  EXPECT_TRUE(
+      ChooseTile(Folded({601, 2, 768}, {2, 1, 0}, 4), Strategy::kTiles, m, true).prefetch_ahead);
+  EXPECT_FALSE(ChooseTile(FoldedReversal({770, 768}), Strategy::kTiles, m, true).prefetch_ahead);
   m.prefetch_ahead_bytes = 0;  // never
   EXPECT_FALSE(ChooseTile(past, Strategy::kTiles, m, false).prefetch_ahead);
   const Machine current = iotx::kernels::CurrentMachine(false);

@@ -232,6 +232,48 @@ TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
   }
 }
 
+// Cache-bypassing stores where destination rows follow each other but are not whole lines
+// long (StagesDenseRows in nest.h): blocks of whole columns through a stage laid out as the
+// destination, each streaming the lines its bytes start and completing the last from one band
+// past it (DenseStagedPlane). 58 rows (never whole lines, a partial tile of rows), columns for
+// three stages and a partial band; one plane and three planes that follow each other; 5 rows;
+// destinations aligned and part-way into a line, whole and in ranges, 1 and 2 threads.
+TEST_P(WidthTest, DenseRowsThroughAStage) {
+  const size_t width = GetParam().width;
+  const int64_t rows = 58;
+  const int64_t cols = 3 * (kernels::kMaxStageBytes / (rows * static_cast<int64_t>(width))) + 5;
+  for (const auto& [shape, perm] : Layouts{
+           {{rows, cols}, {1, 0}},
+           {{3, rows, cols / 3}, {0, 2, 1}},
+           {{5, 4099}, {1, 0}},  // rows shorter than a line: the halo spans several bands
+       }) {
+    const std::string text = StreamingDescription(shape, perm);
+    if (text.empty()) return;  // MakePlan failed (recorded)
+    if (text.find("strategy: tiles ") != std::string::npos) {
+      EXPECT_NE(text.find("destination rows follow each other"), std::string::npos) << text;
+    }
+    size_t bytes = width;
+    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
+    for (size_t offset : {size_t{0}, 5 * width}) {
+      for (size_t range_bytes : {size_t{0}, bytes / 3 + 1}) {
+        for (int threads : {1, 2}) {
+          Case c;
+          c.shape = shape;
+          c.perm = perm;
+          c.elem = width;
+          c.options.stores = PlanOptions::Stores::kStreaming;
+          c.threads = threads;
+          c.dst_offset = offset;
+          c.range_bytes = range_bytes;
+          c.seed = width * 13 + offset + static_cast<size_t>(threads);
+          CheckCase(c);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 // Walks with ordinary stores past half the L2 fetch ahead (Nest::prefetch_ahead): the band
 // walk the next band's source and the destination lines kStoreTilesAhead tiles down, the
 // staged walk the next run's lines; both forced on for small planes, so that the prefetches
