@@ -168,8 +168,9 @@ std::string Describe(const Plan& plan) {
             : kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols)
                 ? fmt::format("; destination rows follow each other ({} B each, not whole "
                               "lines): blocks of whole columns go through a buffer of at most "
-                              "{} laid out as the destination, one band past the block, and "
-                              "leave as whole lines with cache-bypassing stores",
+                              "{} laid out as the destination, with a line's worth of "
+                              "columns past the block, and leave as whole lines with "
+                              "cache-bypassing stores",
                               n.dst_row_stride, Bytes(kernels::kMaxStageBytes))
             : !kernels::BandWalkStreams(n.dst_row_stride)
                 ? fmt::format("; destination rows {} B apart are not whole lines apart, so the "

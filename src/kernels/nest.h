@@ -121,16 +121,17 @@ constexpr bool BandWalkStreams(int64_t dst_row_stride) { return dst_row_stride %
 // fused walk that copies its source rows first (Nest::source_pitch) keeps a second one.
 inline constexpr int64_t kMaxStageBytes = 128 * 1024;
 
-// Whether a band walk with cache-bypassing stores takes its plane through a stage laid out as
-// the destination (DenseStagedPlane in tiles-inl.h): destination rows that follow each other
-// (dst_row_stride == rows * elem) but are not whole lines long, so the plane's destination is
-// one block whose lines straddle its rows, where a stage holds two bands of `tile_cols`
-// columns. The kernels (for each plane) and Describe ask.
 // The columns past each block that DenseStagedPlane stages to complete the block's last line:
 // whole bands of `tile_cols` covering at least one line.
 constexpr int64_t DenseStageHaloCols(int64_t row_bytes, int64_t tile_cols) {
   return ((64 + row_bytes - 1) / row_bytes + tile_cols - 1) / tile_cols * tile_cols;
 }
+
+// Whether a band walk with cache-bypassing stores takes its plane through a stage laid out as
+// the destination (DenseStagedPlane in tiles-inl.h): destination rows that follow each other
+// (dst_row_stride == rows * elem) but are not whole lines long, so the plane's destination is
+// one block whose lines straddle its rows, where a stage holds a band of `tile_cols` columns
+// and the halo past it. The kernels (for each plane) and Describe ask.
 constexpr bool StagesDenseRows(int64_t dst_row_stride, int64_t rows, int64_t elem_bytes,
                                int64_t tile_cols) {
   return !BandWalkStreams(dst_row_stride) && rows > 0 && dst_row_stride == rows * elem_bytes &&

@@ -236,16 +236,26 @@ TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
 // long (StagesDenseRows in nest.h): blocks of whole columns through a stage laid out as the
 // destination, each streaming the lines its bytes start and completing the last from one band
 // past it (DenseStagedPlane). 58 rows (never whole lines, a partial tile of rows), columns for
-// three stages and a partial band; one plane and three planes that follow each other; 5 rows;
+// three stages and a partial band; one plane and three planes that follow each other; 5 rows,
+// and 5 rows with one column past a stage's block;
 // destinations aligned and part-way into a line, whole and in ranges, 1 and 2 threads.
 TEST_P(WidthTest, DenseRowsThroughAStage) {
   const size_t width = GetParam().width;
+  const auto w = static_cast<int64_t>(width);
   const int64_t rows = 58;
-  const int64_t cols = 3 * (kernels::kMaxStageBytes / (rows * static_cast<int64_t>(width))) + 5;
+  const int64_t cols = 3 * (kernels::kMaxStageBytes / (rows * w)) + 5;
+  // Rows of 5 elements (shorter than a line: the halo spans several bands), one column past a
+  // whole stage's block: too few for the halo, so they join the block (a review found their
+  // line left unwritten when they made a block of their own).
+  const int64_t band = std::max<int64_t>(1, kernels::ChosenVectorBytes() / w);
+  const int64_t halo = kernels::DenseStageHaloCols(5 * w, band);
+  const int64_t block = (kernels::kMaxStageBytes / (5 * w) - halo) / band * band;
   for (const auto& [shape, perm] : Layouts{
            {{rows, cols}, {1, 0}},
            {{3, rows, cols / 3}, {0, 2, 1}},
-           {{5, 4099}, {1, 0}},  // rows shorter than a line: the halo spans several bands
+           {{5, 4099}, {1, 0}},
+           {{5, block + 1}, {1, 0}},
+           {{3, 5, block + 1}, {0, 2, 1}},
        }) {
     const std::string text = StreamingDescription(shape, perm);
     if (text.empty()) return;  // MakePlan failed (recorded)
@@ -254,7 +264,7 @@ TEST_P(WidthTest, DenseRowsThroughAStage) {
     }
     size_t bytes = width;
     for (int64_t n : shape) bytes *= static_cast<size_t>(n);
-    for (size_t offset : {size_t{0}, 5 * width}) {
+    for (size_t offset : {size_t{0}, width, 5 * width}) {
       for (size_t range_bytes : {size_t{0}, bytes / 3 + 1}) {
         for (int threads : {1, 2}) {
           Case c;
