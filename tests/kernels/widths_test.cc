@@ -62,6 +62,34 @@ class WidthTest : public ::testing::TestWithParam<WidthParam> {
     }
   }
 
+  // Runs `shape`/`perm` with cache-bypassing stores into destinations each of `offsets` bytes
+  // past an aligned allocation, in one Execute, in one range and in ranges of a third (each
+  // range's plan its own planes, first and last lines), on 1 and 2 threads, against the
+  // reference; `seed` plus the offset and the thread count seeds the data.
+  void CheckStreamedAt(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm,
+                       const std::vector<size_t>& offsets, uint64_t seed) {
+    const size_t width = GetParam().width;
+    size_t bytes = width;
+    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
+    for (size_t offset : offsets) {
+      for (size_t range_bytes : {size_t{0}, bytes, bytes / 3 + 1}) {
+        for (int threads : {1, 2}) {
+          Case c;
+          c.shape = shape;
+          c.perm = perm;
+          c.elem = width;
+          c.options.stores = PlanOptions::Stores::kStreaming;
+          c.threads = threads;
+          c.dst_offset = offset;
+          c.range_bytes = range_bytes;
+          c.seed = seed + offset + static_cast<uint64_t>(threads);
+          CheckCase(c);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+
   // Describe of the plan with cache-bypassing stores (the planner's sign of a DRAM-sized
   // output), which names the walk the kernels run there.
   std::string StreamingDescription(const std::vector<int64_t>& shape,
@@ -158,25 +186,8 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
            {{3, rows_per_line * ((1 << 12) + 3)}, {1, 0}},  // interleave-rows
            {{4, rows_per_line * (1 << 12) + 5}, {1, 0}},
        }) {
-    size_t bytes = width;
-    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
-    for (size_t offset : offsets) {
-      for (size_t range_bytes : {size_t{0}, bytes, bytes / 3 + 1}) {
-        for (int threads : {1, 2}) {
-          Case c;
-          c.shape = shape;
-          c.perm = perm;
-          c.elem = width;
-          c.options.stores = PlanOptions::Stores::kStreaming;
-          c.threads = threads;
-          c.dst_offset = offset;
-          c.range_bytes = range_bytes;
-          c.seed = width * 7 + offset;
-          CheckCase(c);
-          if (HasFatalFailure()) return;
-        }
-      }
-    }
+    CheckStreamedAt(shape, perm, offsets, width * 7);
+    if (HasFatalFailure()) return;
   }
 }
 
@@ -185,8 +196,7 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
 // the lines its rows start whole and completing the last from one row of tiles of the next
 // block (StreamOwnedLines); the plane's first and last partial lines with ordinary stores. A
 // 2-D plane (staged tiles) and a fused one (z11 of bench-cases-random.txt, scaled: 7 x 38
-// columns, 972 rows), destinations aligned and part-way into a line, whole and in ranges (each
-// range's plane has its own first and last lines), 1 and 2 threads.
+// columns, 972 rows), destinations aligned and part-way into a line (CheckStreamedAt).
 TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
   const size_t width = GetParam().width;
   const auto w = static_cast<int64_t>(width);
@@ -210,25 +220,8 @@ TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
       EXPECT_NE(text.find("are not whole lines apart: a band walk's strips"), std::string::npos)
           << text;
     }
-    size_t bytes = width;
-    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
-    for (size_t offset : {size_t{0}, 3 * width}) {
-      for (size_t range_bytes : {size_t{0}, bytes / 3 + 1}) {
-        for (int threads : {1, 2}) {
-          Case c;
-          c.shape = shape;
-          c.perm = perm;
-          c.elem = width;
-          c.options.stores = PlanOptions::Stores::kStreaming;
-          c.threads = threads;
-          c.dst_offset = offset;
-          c.range_bytes = range_bytes;
-          c.seed = width * 11 + offset + static_cast<size_t>(threads);
-          CheckCase(c);
-          if (HasFatalFailure()) return;
-        }
-      }
-    }
+    CheckStreamedAt(shape, perm, {0, 3 * width}, width * 11);
+    if (HasFatalFailure()) return;
   }
 }
 
@@ -237,8 +230,8 @@ TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
 // destination, each streaming the lines its bytes start and completing the last from one band
 // past it (DenseStagedPlane). 58 rows (never whole lines, a partial tile of rows), columns for
 // three stages and a partial band; one plane and three planes that follow each other; 5 rows,
-// and 5 rows with one column past a stage's block;
-// destinations aligned and part-way into a line, whole and in ranges, 1 and 2 threads.
+// and 5 rows with one column past a stage's block; destinations aligned and part-way into a
+// line (CheckStreamedAt).
 TEST_P(WidthTest, DenseRowsThroughAStage) {
   const size_t width = GetParam().width;
   const auto w = static_cast<int64_t>(width);
@@ -262,25 +255,8 @@ TEST_P(WidthTest, DenseRowsThroughAStage) {
     if (text.find("strategy: tiles ") != std::string::npos) {
       EXPECT_NE(text.find("destination rows follow each other"), std::string::npos) << text;
     }
-    size_t bytes = width;
-    for (int64_t n : shape) bytes *= static_cast<size_t>(n);
-    for (size_t offset : {size_t{0}, width, 5 * width}) {
-      for (size_t range_bytes : {size_t{0}, bytes / 3 + 1}) {
-        for (int threads : {1, 2}) {
-          Case c;
-          c.shape = shape;
-          c.perm = perm;
-          c.elem = width;
-          c.options.stores = PlanOptions::Stores::kStreaming;
-          c.threads = threads;
-          c.dst_offset = offset;
-          c.range_bytes = range_bytes;
-          c.seed = width * 13 + offset + static_cast<size_t>(threads);
-          CheckCase(c);
-          if (HasFatalFailure()) return;
-        }
-      }
-    }
+    CheckStreamedAt(shape, perm, {0, width, 5 * width}, width * 13);
+    if (HasFatalFailure()) return;
   }
 }
 
