@@ -229,6 +229,20 @@ std::string Describe(const Plan& plan) {
                 : "");
       }
       s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);
+      if (n.stage_planes) {
+        // StagesPlanes (planner.cc), FusedPlaneThroughStage (fused_plane-inl.h).
+        const kernels::PlaneRuns runs = kernels::FusedPlaneRuns(
+            n.rows, e, n.cols, n.cols_inner, n.dst_row_stride, n.dst_outer_col_stride);
+        s += fmt::format(
+            "stage:    each plane through a buffer of {} laid out as its destination ({} of {} B) "
+            "with ordinary stores, then out with cache-bypassing stores for the whole lines "
+            "(ordinary ones for each run's first and last, which other planes share); because "
+            "destination rows {} B apart are not whole lines apart, so the walk would store "
+            "them all ordinarily\n",
+            Bytes(runs.count * runs.bytes),
+            runs.count == 1 ? std::string("one run") : fmt::format("{} runs", runs.count),
+            runs.bytes, n.dst_row_stride);
+      }
       break;
     }
   }

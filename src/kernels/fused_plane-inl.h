@@ -334,6 +334,36 @@ HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RE
 }
 #endif  // HWY_TARGET == HWY_SCALAR
 
+// Strategy::kFusedTiles with Nest::stage_planes: the plane is walked with ordinary stores into
+// a stage laid out as its destination runs (FusedPlaneRuns), one after the other, and each run
+// then leaves with cache-bypassing stores for its whole lines, ordinary ones for its first and
+// last partial lines. A plane the planner did not size for (its runs would not fit the stage)
+// streams in place as FusedPlane does; its column offsets are the destination's, not the
+// stage's, so the ones FusedTables keeps are dropped on the way in and out.
+template <size_t kElem, class D>
+HWY_NOINLINE void FusedPlaneThroughStage(D d, const uint8_t* HWY_RESTRICT src,
+                                         uint8_t* HWY_RESTRICT dst, size_t rows, size_t cols,
+                                         const FusedGeometry& g, size_t strip_rows,
+                                         FusedTables* tables) {
+  const PlaneRuns runs = FusedPlaneRuns(static_cast<int64_t>(rows), static_cast<int64_t>(kElem),
+                                        static_cast<int64_t>(cols), g.cols_inner, g.dst_col_stride,
+                                        g.dst_outer_col_stride);
+  if (runs.count == 0 || runs.count * runs.bytes > kMaxStageBytes) {
+    tables->cols_first = SIZE_MAX;
+    FusedPlane<kElem>(d, src, dst, rows, cols, g, strip_rows, 1, 0, 0, true, tables);
+    tables->cols_first = SIZE_MAX;
+    return;
+  }
+  alignas(64) uint8_t stage[kMaxStageBytes];
+  FusedGeometry staged = g;
+  staged.dst_outer_col_stride = g.cols_inner * g.dst_col_stride;  // runs back to back
+  FusedPlane<kElem>(d, src, stage, rows, cols, staged, strip_rows, 1, 0, 0, false, tables);
+  const auto bytes = static_cast<size_t>(runs.bytes);
+  for (int64_t k = 0; k < runs.count; ++k) {
+    StreamBytes(stage + static_cast<size_t>(k) * bytes, dst + k * runs.stride, bytes);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace iotx::kernels
 HWY_AFTER_NAMESPACE();

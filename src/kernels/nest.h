@@ -93,6 +93,10 @@ struct Nest {
   int64_t src_outer_row_stride = 0;
   int64_t cols_inner = 1;
   int64_t dst_outer_col_stride = 0;
+  // kFusedTiles with cache-bypassing stores, planes whose destination runs are not whole
+  // lines: each plane goes through a stage laid out as its runs and leaves with their whole
+  // lines streamed (FusedPlaneThroughStage, FusedPlaneRuns).
+  bool stage_planes = false;
 
   int64_t copy_bytes = 0;  // kCopy: total bytes
 };
@@ -138,6 +142,29 @@ constexpr bool StagesDenseRows(int64_t dst_row_stride, int64_t rows, int64_t ele
          kMaxStageBytes / dst_row_stride >=
              tile_cols + DenseStageHaloCols(dst_row_stride, tile_cols);
 }
+
+// A fused plane's destination as `count` runs of `bytes` each, `stride` apart: its rows follow
+// each other in the destination (rows x element = dst_row_stride), so each inner block of
+// columns is one run, and the whole plane is one where those blocks follow each other too.
+// {0, 0, 0} when the rows leave gaps.
+struct PlaneRuns {
+  int64_t bytes = 0;
+  int64_t count = 0;
+  int64_t stride = 0;
+};
+constexpr PlaneRuns FusedPlaneRuns(int64_t rows, int64_t elem_bytes, int64_t cols,
+                                   int64_t cols_inner, int64_t dst_row_stride,
+                                   int64_t dst_outer_col_stride) {
+  if (rows * elem_bytes != dst_row_stride || cols_inner <= 0 || cols % cols_inner != 0) return {};
+  const int64_t inner = cols_inner * dst_row_stride;
+  if (cols == cols_inner || dst_outer_col_stride == inner) return {cols * dst_row_stride, 1, 0};
+  return {inner, cols / cols_inner, dst_outer_col_stride};
+}
+
+// The shortest run a staged fused plane (Nest::stage_planes) leaves in: its first and last
+// lines, which it shares with other planes, go with ordinary stores, so at least 14 of its 16
+// lines stream.
+inline constexpr int64_t kMinStagedPlaneRunBytes = 1024;
 
 // A band walk that fetches ahead (Nest::prefetch_ahead) fetches the destination lines of the
 // tile this many tiles further down the band: one tile ahead and two measured alike (f32

@@ -769,6 +769,36 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   return {false, StoresReason::kSmallOutput};
 }
 
+namespace {
+
+// Fused planes whose rows follow each other in the destination but are not whole lines apart
+// (z10 of bench-cases-random.txt: bf16 planes of 135 x 15, rows 270 B apart, one run of 4050
+// B each; z15: i8 planes of 429 rows x 13 x 3 columns, three runs of 5577 B) write runs that
+// start and end part-way into lines, so FusedWalk stores them ordinarily even where the plan
+// streams (0.48 and 0.59 of memcpy, Intel Xeon, 1 thread). Each plane then goes through a
+// stage laid out as its runs, whose whole lines leave with cache-bypassing stores
+// (FusedPlaneThroughStage): 0.72 and 0.74. Walking the planes in destination order instead,
+// a group of them through the stage as one run (a kernel loop's destination stride is the
+// run), streamed every line but the group's ends and measured slower (0.60, 0.75): the
+// source order the loops keep reads each source row's runs plane after plane. Only with the
+// nest's whole plane in every item (no rows or columns cut into blocks), runs of at least
+// kMinStagedPlaneRunBytes, and the plane within a stage.
+bool StagesPlanes(const Nest& nest) {
+  if (!nest.streaming || nest.strategy != Strategy::kFusedTiles || nest.stage_pitch != 0 ||
+      nest.blocked == Blocked::kRows || nest.blocked == Blocked::kCols) {
+    return false;
+  }
+  if (BandWalkStreams(nest.dst_row_stride) && BandWalkStreams(nest.dst_outer_col_stride)) {
+    return false;  // FusedWalk streams whole lines itself
+  }
+  const PlaneRuns runs = FusedPlaneRuns(nest.rows, nest.elem_bytes, nest.cols, nest.cols_inner,
+                                        nest.dst_row_stride, nest.dst_outer_col_stride);
+  return runs.count > 0 && runs.bytes >= kMinStagedPlaneRunBytes &&
+         runs.count * runs.bytes <= kMaxStageBytes;
+}
+
+}  // namespace
+
 Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
                const DriverSplit& split, bool streaming) {
   Nest nest;
@@ -865,6 +895,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
       nest.blocked_full = nest.cols;
     }
   }
+  nest.stage_planes = StagesPlanes(nest);
   return nest;
 }
 

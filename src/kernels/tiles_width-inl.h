@@ -94,8 +94,12 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
             StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias,
                                prefetch_ahead, streaming);
           } else if constexpr (kStrategy == Strategy::kFusedTiles) {
-            FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, source_pitch,
-                              streaming, &tables);
+            if (nest.stage_planes) {
+              FusedPlaneThroughStage<kElem>(d, s2, t2, r, c, fused, strip_rows, &tables);
+            } else {
+              FusedPlane<kElem>(d, s2, t2, r, c, fused, strip_rows, block_cols, pitch, source_pitch,
+                                streaming, &tables);
+            }
           } else if constexpr (kStrategy == Strategy::kInterleaveRows) {
             InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
           } else {

@@ -828,6 +828,50 @@ TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
   EXPECT_EQ(nest.loops[0].src_stride, 512);
 }
 
+TEST(BuildNestTest, StagesFusedPlanesWhoseRunsShareLines) {
+  const Machine m = TestMachine();
+  // bf16 3x39x4x157x45x15 `3,2,1,5,4,0` (z10 of bench-cases-random.txt): planes of 135 rows
+  // (3 x 45) x 15 columns, rows 270 B apart, so each plane's destination is one run of 4050 B
+  // that starts and ends part-way into lines: staged with cache-bypassing stores only.
+  const Problem p = Folded({3, 39, 4, 157, 45, 15}, {3, 2, 1, 5, 4, 0}, 2);
+  ASSERT_EQ(ChooseStrategy(p, m, true).strategy, Strategy::kFusedTiles);
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, m, true);
+  ASSERT_EQ(tile.stage_pitch, 0);
+  const Nest staged = BuildNest(p, Strategy::kFusedTiles, tile, DriverSplit{}, true);
+  EXPECT_TRUE(staged.stage_planes);
+  EXPECT_EQ(staged.rows, 135);
+  EXPECT_EQ(staged.cols, 15);
+  const PlaneRuns one = FusedPlaneRuns(staged.rows, 2, staged.cols, staged.cols_inner,
+                                       staged.dst_row_stride, staged.dst_outer_col_stride);
+  EXPECT_EQ(one.bytes, 4050);
+  EXPECT_EQ(one.count, 1);
+  EXPECT_FALSE(BuildNest(p, Strategy::kFusedTiles, tile, DriverSplit{}, false).stage_planes);
+  // i8 9x286x429x3x3x13 `4,1,0,3,5,2` (z15): 429 rows x 13 x 3 columns, the outer columns
+  // 43 MB apart in the destination: three runs of 5577 B per plane.
+  const Problem three = Folded({9, 286, 429, 3, 3, 13}, {4, 1, 0, 3, 5, 2}, 1);
+  ASSERT_EQ(ChooseStrategy(three, m, true).strategy, Strategy::kFusedTiles);
+  const Tile t3 = ChooseTile(three, Strategy::kFusedTiles, m, true);
+  const Nest runs = BuildNest(three, Strategy::kFusedTiles, t3, DriverSplit{}, true);
+  EXPECT_TRUE(runs.stage_planes);
+  const PlaneRuns pieces = FusedPlaneRuns(runs.rows, 1, runs.cols, runs.cols_inner,
+                                          runs.dst_row_stride, runs.dst_outer_col_stride);
+  EXPECT_EQ(pieces.bytes, 5577);
+  EXPECT_EQ(pieces.count, 3);
+  EXPECT_EQ(pieces.stride, 43065594);
+  // Rows whole lines apart stream in the walk itself: f32 planes of 16 x 16, rows 64 B apart.
+  const Problem lines = FoldedReversal({16, 16, 16, 16, 16, 16}, 4);
+  const Tile tl = ChooseTile(lines, Strategy::kFusedTiles, m, true);
+  if (tl.stage_pitch == 0) {
+    EXPECT_FALSE(BuildNest(lines, Strategy::kFusedTiles, tl, DriverSplit{}, true).stage_planes);
+  }
+  // Runs shorter than kMinStagedPlaneRunBytes stay in the walk: planes of 27 x 5 bf16 (270 B).
+  const Problem shortrun = Folded({3, 20, 2, 130, 9, 5}, {3, 2, 1, 5, 4, 0}, 2);
+  if (ChooseStrategy(shortrun, m, true).strategy == Strategy::kFusedTiles) {
+    const Tile ts = ChooseTile(shortrun, Strategy::kFusedTiles, m, true);
+    EXPECT_FALSE(BuildNest(shortrun, Strategy::kFusedTiles, ts, DriverSplit{}, true).stage_planes);
+  }
+}
+
 TEST(BuildNestTest, RowCopyWalksRowBlocks) {
   // 64-byte elements: [n=8 src=64 dst=1024][n=100 src=512 dst=64]
   Problem p{{{8, 64, 6400}, {100, 512, 64}}, 64, false};

@@ -66,8 +66,10 @@ class WidthTest : public ::testing::TestWithParam<WidthParam> {
   // past an aligned allocation, in one Execute, in one range and in ranges of a third (each
   // range's plan its own planes, first and last lines), on 1 and 2 threads, against the
   // reference; `seed` plus the offset and the thread count seeds the data.
+  // `sized`: each plan is made for the threads it runs on (PlanOptions::max_threads), so that
+  // a one-thread run is one item.
   void CheckStreamedAt(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm,
-                       const std::vector<size_t>& offsets, uint64_t seed) {
+                       const std::vector<size_t>& offsets, uint64_t seed, bool sized = false) {
     const size_t width = GetParam().width;
     size_t bytes = width;
     for (int64_t n : shape) bytes *= static_cast<size_t>(n);
@@ -79,6 +81,7 @@ class WidthTest : public ::testing::TestWithParam<WidthParam> {
           c.perm = perm;
           c.elem = width;
           c.options.stores = PlanOptions::Stores::kStreaming;
+          if (sized) c.options.max_threads = threads;
           c.threads = threads;
           c.dst_offset = offset;
           c.range_bytes = range_bytes;
@@ -256,6 +259,33 @@ TEST_P(WidthTest, DenseRowsThroughAStage) {
       EXPECT_NE(text.find("destination rows follow each other"), std::string::npos) << text;
     }
     CheckStreamedAt(shape, perm, {0, width, 5 * width}, width * 13);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Cache-bypassing stores for fused planes whose rows follow each other in the destination
+// but are not whole lines apart (Nest::stage_planes, FusedPlaneThroughStage): each plane
+// through a stage laid out as its runs, whose whole lines stream. z10 of
+// bench-cases-random.txt scaled (planes of 135 x 15, one run each) and z15 scaled (planes of
+// 429 rows x 13 x 3 columns, three runs each), on plans sized for the threads they run on;
+// and z10's planes in a layout whose output's first dim spans two partition tiles, so that
+// two threads' items are blocks of it (their boundaries part-way into lines). Destinations
+// aligned and part-way into a line, whole and in ranges, against the naive reference.
+TEST_P(WidthTest, FusedPlanesThroughAStage) {
+  const size_t width = GetParam().width;
+  for (const auto& [shape, perm] : Layouts{
+           {{3, 39, 2, 5, 45, 15}, {3, 2, 1, 5, 4, 0}},
+           {{3, 10, 429, 3, 3, 13}, {4, 1, 0, 3, 5, 2}},
+           {{3, 4, 2, 130, 45, 15}, {3, 2, 1, 5, 4, 0}},
+       }) {
+    const std::string text = StreamingDescription(shape, perm);
+    if (text.empty()) return;  // MakePlan failed (recorded)
+    // bf16 on 64-byte vectors fuses these planes (narrower vectors walk them as tiles).
+    if (width == 2 && kernels::ChosenVectorBytes() >= 64) {
+      EXPECT_NE(text.find("strategy: fused-tiles "), std::string::npos) << text;
+      EXPECT_NE(text.find("\nstage:    each plane through a buffer"), std::string::npos) << text;
+    }
+    CheckStreamedAt(shape, perm, {0, 3 * width}, width * 17, true);
     if (HasFatalFailure()) return;
   }
 }
