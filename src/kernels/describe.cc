@@ -152,6 +152,18 @@ std::string Describe(const Plan& plan) {
                   "tall strips walked band by band, see stores"
                 : "runs this short: bands walked one by one read one vector per row "
                   "and band, more streams than the hardware prefetcher follows");
+      } else if (n.stage_pitch == 0 && n.strategy == kernels::Strategy::kTiles && n.streaming &&
+                 kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols)) {
+        // DenseStagedPlane (tiles-inl.h).
+        const int64_t block = kernels::DenseStageBlockCols(n.dst_row_stride, d.tile.tile_cols);
+        s += fmt::format(
+            "walk:     blocks of {} whole columns through a buffer of at most {} laid out as the "
+            "destination, with a line's worth of columns past the block, a row of tiles at a "
+            "time across the block's bands ({} B of each of {} source rows), then out as whole "
+            "lines with cache-bypassing stores; because destination rows follow each other ({} B "
+            "each, not whole lines), so a band walk's tiles would each write part of a line\n",
+            block, Bytes(kernels::kMaxDenseStageBytes), block * e, d.tile.tile_rows,
+            n.dst_row_stride);
       } else if (n.stage_pitch == 0) {
         s += fmt::format(
             "walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
@@ -165,13 +177,6 @@ std::string Describe(const Plan& plan) {
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? std::string()
-            : kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols)
-                ? fmt::format("; destination rows follow each other ({} B each, not whole "
-                              "lines): blocks of whole columns go through a buffer of at most "
-                              "{} laid out as the destination, with a line's worth of "
-                              "columns past the block, and leave as whole lines with "
-                              "cache-bypassing stores",
-                              n.dst_row_stride, Bytes(kernels::kMaxStageBytes))
             : !kernels::BandWalkStreams(n.dst_row_stride)
                 ? fmt::format("; destination rows {} B apart are not whole lines apart, so the "
                               "walk stores ordinarily though the plan streams",

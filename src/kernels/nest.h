@@ -131,16 +131,28 @@ constexpr int64_t DenseStageHaloCols(int64_t row_bytes, int64_t tile_cols) {
   return ((64 + row_bytes - 1) / row_bytes + tile_cols - 1) / tile_cols * tile_cols;
 }
 
+// The stage of DenseStagedPlane (a stack buffer, as the other stages are): twice theirs, so
+// that a block of 725-row bf16 columns (1450 B each in the destination) keeps four bands, 256 B
+// of each source row, where 128 KiB kept one band (64 B) and read at half the speed.
+inline constexpr int64_t kMaxDenseStageBytes = 2 * kMaxStageBytes;
+
+// The columns of a DenseStagedPlane block, rows `row_bytes` long in the destination: the
+// whole bands of `tile_cols` the stage holds besides the halo's (0: not even one).
+constexpr int64_t DenseStageBlockCols(int64_t row_bytes, int64_t tile_cols) {
+  const int64_t fit = kMaxDenseStageBytes / row_bytes;
+  const int64_t halo = DenseStageHaloCols(row_bytes, tile_cols);
+  return fit < tile_cols + halo ? 0 : (fit - halo) / tile_cols * tile_cols;
+}
+
 // Whether a band walk with cache-bypassing stores takes its plane through a stage laid out as
 // the destination (DenseStagedPlane in tiles-inl.h): destination rows that follow each other
 // (dst_row_stride == rows * elem) but are not whole lines long, so the plane's destination is
 // one block whose lines straddle its rows, where a stage holds a band of `tile_cols` columns
-// and the halo past it. The kernels (for each plane) and Describe ask.
+// and the halo past it. The kernels (for each plane), the planner and Describe ask.
 constexpr bool StagesDenseRows(int64_t dst_row_stride, int64_t rows, int64_t elem_bytes,
                                int64_t tile_cols) {
   return !BandWalkStreams(dst_row_stride) && rows > 0 && dst_row_stride == rows * elem_bytes &&
-         kMaxStageBytes / dst_row_stride >=
-             tile_cols + DenseStageHaloCols(dst_row_stride, tile_cols);
+         DenseStageBlockCols(dst_row_stride, tile_cols) > 0;
 }
 
 // A fused plane's destination as `count` runs of `bytes` each, `stride` apart: its rows follow

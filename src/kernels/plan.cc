@@ -19,10 +19,10 @@ namespace {
 // page-faults it in (32 pages: the 3 MiB source example's first call measured 580 us with
 // warm data, 320-470 us with the stack touched first, 180 us later). Touching it here, on the
 // thread that plans (and on the workers below), moves that cost to planning. The second block
-// of a fused walk that copies its source rows first (Nest::source_pitch) is not touched: such
-// plans stream (outputs of DRAM size, unless stores are forced), whose first call 32 faults
-// do not change, and every thread of every process that plans would keep 128 KiB more
-// resident.
+// of a fused walk that copies its source rows first (Nest::source_pitch), and the second half
+// of DenseStagedPlane's (kMaxDenseStageBytes), are not touched: such plans stream (outputs of
+// DRAM size, unless stores are forced), whose first call 32 faults do not change, and every
+// thread of every process that plans would keep 128 KiB more resident.
 __attribute__((noinline)) void PrefaultStack() {
   volatile uint8_t block[kernels::kMaxStageBytes + 16 * 1024];
   for (size_t i = 0; i < sizeof(block); i += 4096) block[i] = 0;

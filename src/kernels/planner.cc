@@ -129,6 +129,10 @@ bool FusesTiles(const Problem& p, const Machine& m, bool /*streaming*/) {
   return f.rows2 >= 0 || f.cols2 >= 0;
 }
 
+// The least of each source row a dense stage's block must read for a band walk to take it
+// in place of a staged walk (StagesTiles).
+constexpr int64_t kDenseStageRunBytes = 256;
+
 // With cache-bypassing stores, a walk whose destination rows are not whole lines apart
 // stages them, when a row is longer than one strip of the band walk: the band walk would
 // store ordinarily (BandWalkStreams), each strip's run starting and ending part-way into a
@@ -163,8 +167,18 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
   const int64_t vector_bytes = BandVectorBytes(cols.n * e, m);
   const int64_t tile_cols = std::max<int64_t>(1, vector_bytes / e);
   if (rows.n < TileRows(e) || cols.n < 2 * tile_cols) return false;
-  if (streaming)
+  if (streaming) {
+    // Rows that follow each other in the destination, as many as a band walk's dense stage
+    // (DenseStagedPlane) takes with kDenseStageRunBytes of each source row per block, go there
+    // instead: bf16 725 x 68500 `1,0`, 1 thread, 0.61-0.66 of memcpy staged, 0.86 so. Fewer
+    // columns per block read too little of each row (bf16 2001 x 30000, one band of 64 B per
+    // block: 0.70-0.79 staged, 0.59-0.60 so; f64 1001 x 20000, 192 B: 1.04-1.06, 0.80-0.81).
+    if (StagesDenseRows(cols.dst_stride, rows.n, e, tile_cols) &&
+        DenseStageBlockCols(cols.dst_stride, tile_cols) * e >= kDenseStageRunBytes) {
+      return false;
+    }
     return StagesStreamingRuns(cols, rows.n, BandStripRows(TileRows(e), vector_bytes, m));
+  }
   if (StrideAliases(cols.dst_stride, tile_cols, m) ||
       StrideAliases(rows.src_stride, TileRows(e), m)) {
     return true;

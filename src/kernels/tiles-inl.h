@@ -218,25 +218,29 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
 // ratio to memcpy, band walk -> staged: f64 58 x 173250 `1,0` 0.70 / 0.75 -> 1.19 / 1.13, f32
 // 24 x 1000000 0.47 / 0.53 -> 1.25 / 1.23, i8 100 x 1000000 0.50 / 0.52 -> 0.77 / 0.81, f32
 // 100 x 200000 0.61 / 0.63 -> 0.65 / 0.96, bf16 300 x 100000 0.68 / 0.60 -> 0.72 / 0.73.
+// The stage is walked a row of tiles at a time across the block's bands, so each row of tiles
+// reads the block's run of each of its source rows at once: walked in the band walk's tall
+// strips, band by band, every source row was read a line at a time, hundreds of rows at once
+// (the sixteenth look's finding, docs/performance.md), and f32 100 x 200000 ran at 0.58, bf16
+// 300 x 100000 at 0.72 (now 1.0-1.2 and 0.9-1.1, 1 thread, same machine).
 template <size_t kElem, class D>
 HWY_NOINLINE void DenseStagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                    uint8_t* HWY_RESTRICT dst, size_t rows, size_t cols,
-                                   size_t strip_rows, bool src_rows_alias) {
+                                   bool src_rows_alias) {
   using Shape = TileShape<kElem, D>;
   const size_t row_bytes = rows * kElem;
-  // StagesDenseRows: a band and the halo fit; a block is all the bands but the halo's.
   const auto halo = static_cast<size_t>(
       DenseStageHaloCols(static_cast<int64_t>(row_bytes), static_cast<int64_t>(Shape::kCols)));
-  const size_t fit = static_cast<size_t>(kMaxStageBytes) / row_bytes;
-  const size_t block = (fit - halo) / Shape::kCols * Shape::kCols;
-  alignas(64) uint8_t stage[kMaxStageBytes];
+  const auto block = static_cast<size_t>(
+      DenseStageBlockCols(static_cast<int64_t>(row_bytes), static_cast<int64_t>(Shape::kCols)));
+  alignas(64) uint8_t stage[kMaxDenseStageBytes];
   for (size_t c0 = 0; c0 < cols; c0 += block) {
     // Fewer columns left past this block than the halo would leave its last line to a next
     // block that writes no line it does not start: they join this one (block + halo fit).
     const size_t m = cols - c0 < block + halo ? cols - c0 : block;
     const size_t covered = std::min(m + halo, cols - c0);
     TilesPlane<kElem>(d, src + c0 * kElem, src_row_stride, stage, static_cast<int64_t>(row_bytes),
-                      rows, covered, strip_rows, false, src_rows_alias, 1, false);
+                      rows, covered, Shape::kRows, false, src_rows_alias, 1, false);
     StreamOwnedLines(stage, dst + c0 * row_bytes, m * row_bytes, covered * row_bytes, c0 == 0);
   }
 }
@@ -265,7 +269,7 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
   const bool lines_apart = BandWalkStreams(dst_row_stride);
   if (streaming && StagesDenseRows(dst_row_stride, static_cast<int64_t>(rows), kElem,
                                    static_cast<int64_t>(Shape::kCols))) {
-    DenseStagedPlane<kElem>(d, src, src_row_stride, dst, rows, cols, strip_rows, src_rows_alias);
+    DenseStagedPlane<kElem>(d, src, src_row_stride, dst, rows, cols, src_rows_alias);
     return;
   }
   const size_t lead = ElementsToLine<kElem>(dst);

@@ -401,7 +401,14 @@ TEST(ChooseStrategyTest, StagesStreamingRunsThatShareLines) {
   EXPECT_GE(staged.stage_pitch, (staged.strip_rows + staged.tile_rows) * 4);
   EXPECT_FALSE(staged.prefetch_ahead);
   EXPECT_EQ(ChooseStrategy(Folded({8000, 8001}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
-  EXPECT_EQ(ChooseStrategy(Folded({384 + 1, 8000}, {1, 0}, 4), m, true).strategy,
+  EXPECT_EQ(ChooseStrategy(Folded({384 + 1, 2, 8000}, {2, 1, 0}, 4), m, true).strategy,
+            Strategy::kStagedTiles);
+  // Rows that follow each other in the destination, few enough for the band walk's dense stage
+  // to read 256 B of each per block (StagesTiles), go there instead: 385 x 4 B, 144 columns.
+  EXPECT_EQ(ChooseStrategy(Folded({384 + 1, 8000}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
+  EXPECT_EQ(DenseStageBlockCols(385 * 4, 16), 144);
+  // 2001 x 2 B: one band of 32 columns per block (64 B of each row), so staged.
+  EXPECT_EQ(ChooseStrategy(Folded({2001, 30000}, {1, 0}, 2), m, true).strategy,
             Strategy::kStagedTiles);
   EXPECT_EQ(ChooseStrategy(Folded({384 - 1, 8000}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
   // A fused plane (i8 801x72x387x7 `3,2,0,1`: 57672 rows, 7 x 387 columns 57672 B apart)

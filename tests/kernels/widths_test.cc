@@ -233,30 +233,34 @@ TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
 // destination, each streaming the lines its bytes start and completing the last from one band
 // past it (DenseStagedPlane). 58 rows (never whole lines, a partial tile of rows), columns for
 // three stages and a partial band; one plane and three planes that follow each other; 5 rows,
-// and 5 rows with one column past a stage's block; destinations aligned and part-way into a
-// line (CheckStreamedAt).
+// and 5 rows with one column past a stage's block; 725 rows, longer than a band walk's strip,
+// which the planner walks so rather than staged (StagesTiles: each block reads 256 B of every
+// source row); destinations aligned and part-way into a line (CheckStreamedAt).
 TEST_P(WidthTest, DenseRowsThroughAStage) {
   const size_t width = GetParam().width;
   const auto w = static_cast<int64_t>(width);
   const int64_t rows = 58;
-  const int64_t cols = 3 * (kernels::kMaxStageBytes / (rows * w)) + 5;
+  const int64_t cols = 3 * (kernels::kMaxDenseStageBytes / (rows * w)) + 5;
   // Rows of 5 elements (shorter than a line: the halo spans several bands), one column past a
   // whole stage's block: too few for the halo, so they join the block (a review found their
   // line left unwritten when they made a block of their own).
   const int64_t band = std::max<int64_t>(1, kernels::ChosenVectorBytes() / w);
-  const int64_t halo = kernels::DenseStageHaloCols(5 * w, band);
-  const int64_t block = (kernels::kMaxStageBytes / (5 * w) - halo) / band * band;
+  const int64_t block = kernels::DenseStageBlockCols(5 * w, band);
   for (const auto& [shape, perm] : Layouts{
            {{rows, cols}, {1, 0}},
            {{3, rows, cols / 3}, {0, 2, 1}},
            {{5, 4099}, {1, 0}},
            {{5, block + 1}, {1, 0}},
            {{3, 5, block + 1}, {0, 2, 1}},
+           {{725, 700}, {1, 0}},
        }) {
     const std::string text = StreamingDescription(shape, perm);
     if (text.empty()) return;  // MakePlan failed (recorded)
     if (text.find("strategy: tiles ") != std::string::npos) {
       EXPECT_NE(text.find("destination rows follow each other"), std::string::npos) << text;
+      EXPECT_NE(text.find("whole columns through a buffer"), std::string::npos) << text;
+    } else if (shape[0] == 725 && width == 2 && kernels::ChosenVectorBytes() >= 64) {
+      ADD_FAILURE() << "bf16 725-row planes stream through the band walk's dense stage\n" << text;
     }
     CheckStreamedAt(shape, perm, {0, width, 5 * width}, width * 13);
     if (HasFatalFailure()) return;
