@@ -173,11 +173,15 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
     // instead: bf16 725 x 68500 `1,0`, 1 thread, 0.61-0.66 of memcpy staged, 0.86 so. Fewer
     // columns per block read too little of each row (bf16 2001 x 30000, one band of 64 B per
     // block: 0.70-0.79 staged, 0.59-0.60 so; f64 1001 x 20000, 192 B: 1.04-1.06, 0.80-0.81).
-    if (StagesDenseRows(cols.dst_stride, rows.n, e, tile_cols) &&
+    // Only below two strips of rows: from there the driver may cut the rows between threads
+    // (in blocks of a strip), and a plane cut so is no longer dense: its band walk stores
+    // ordinarily (bf16 801x100x685 `1,2,0`, 2 threads: 0.31-0.40 of memcpy, 0.65 staged).
+    const int64_t strip_rows = BandStripRows(TileRows(e), vector_bytes, m);
+    if (rows.n < 2 * strip_rows && StagesDenseRows(cols.dst_stride, rows.n, e, tile_cols) &&
         DenseStageBlockCols(cols.dst_stride, tile_cols) * e >= kDenseStageRunBytes) {
       return false;
     }
-    return StagesStreamingRuns(cols, rows.n, BandStripRows(TileRows(e), vector_bytes, m));
+    return StagesStreamingRuns(cols, rows.n, strip_rows);
   }
   if (StrideAliases(cols.dst_stride, tile_cols, m) ||
       StrideAliases(rows.src_stride, TileRows(e), m)) {

@@ -407,6 +407,10 @@ TEST(ChooseStrategyTest, StagesStreamingRunsThatShareLines) {
   // to read 256 B of each per block (StagesTiles), go there instead: 385 x 4 B, 144 columns.
   EXPECT_EQ(ChooseStrategy(Folded({384 + 1, 8000}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
   EXPECT_EQ(DenseStageBlockCols(385 * 4, 16), 144);
+  // Two strips of rows or more stay staged: the driver could cut them between threads, and a
+  // plane cut so is not dense (bf16 801 x 68500: 801 rows, strips of 384 on this machine).
+  EXPECT_EQ(ChooseStrategy(Folded({801, 68500}, {1, 0}, 2), m, true).strategy,
+            Strategy::kStagedTiles);
   // 2001 x 2 B: one band of 32 columns per block (64 B of each row), so staged.
   EXPECT_EQ(ChooseStrategy(Folded({2001, 30000}, {1, 0}, 2), m, true).strategy,
             Strategy::kStagedTiles);
