@@ -67,7 +67,8 @@ IOTX_API Expected<PlanPtr> MakePlan(std::span<const int64_t> shape,
 // once every call has returned. It must not throw. iotx never calls it from inside a task.
 // A task needs up to 384 KiB of free stack, as does a thread that executes by itself: the
 // kernels keep their staging blocks there (128 KiB, twice in a fused walk that copies its
-// source rows first), not on the heap; default pthread and oneTBB stacks have it.
+// source rows first; 256 KiB for planes whose destination rows follow each other), not on the
+// heap; default pthread and oneTBB stacks have it.
 using ParallelForFn = void (*)(void* context, size_t count,
                                void (*task)(void* task_context, size_t index),
                                void* task_context);

@@ -234,10 +234,11 @@ HWY_NOINLINE void DenseStagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t
   const auto block = static_cast<size_t>(
       DenseStageBlockCols(static_cast<int64_t>(row_bytes), static_cast<int64_t>(Shape::kCols)));
   alignas(64) uint8_t stage[kMaxDenseStageBytes];
-  for (size_t c0 = 0; c0 < cols; c0 += block) {
+  for (size_t c0 = 0, m = 0; c0 < cols; c0 += m) {
     // Fewer columns left past this block than the halo would leave its last line to a next
-    // block that writes no line it does not start: they join this one (block + halo fit).
-    const size_t m = cols - c0 < block + halo ? cols - c0 : block;
+    // block that writes no line it does not start: they join this one (block + halo fit), and
+    // the walk ends with it.
+    m = cols - c0 < block + halo ? cols - c0 : block;
     const size_t covered = std::min(m + halo, cols - c0);
     TilesPlane<kElem>(d, src + c0 * kElem, src_row_stride, stage, static_cast<int64_t>(row_bytes),
                       rows, covered, Shape::kRows, false, src_rows_alias, 1, false);
