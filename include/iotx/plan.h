@@ -32,8 +32,9 @@ struct IOTX_API PlanOptions {
   // smaller outputs (from twice the L2) whose 2- or 4-byte tiles would otherwise go through a
   // staging block on AVX-512, where this machine's calibration finds them faster, and for a
   // plan of one thread (max_threads = 1) that scatters its writes (tiles, row copies) from half
-  // the size a copy needs: the output then leaves the cache. kRegular keeps it there for a
-  // consumer that reads it next.
+  // the size a copy needs, and one thread's 8- or 16-byte tiles that would be staged from
+  // where its own copies were measured to leave its cache: the output then leaves the cache.
+  // kRegular keeps it there for a consumer that reads it next.
   Stores stores = Stores::kAuto;
   DeviceGeneration device = DeviceGeneration::kTrn2;
   // Whether MakePlan may start oneTBB's worker threads ahead of the first Execute, so that

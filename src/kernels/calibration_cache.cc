@@ -18,7 +18,7 @@ namespace iotx::kernels {
 namespace {
 
 // Bump when what Calibrate measures or how it decides changes: older files are then ignored.
-constexpr const char* kFormat = "iotx streaming threshold 3";
+constexpr const char* kFormat = "iotx streaming threshold 4";
 // Ours are a few hundred bytes; anything much larger is not ours and not read.
 constexpr uintmax_t kMaxFileBytes = 64 * 1024;
 
@@ -51,12 +51,12 @@ std::string CpuModel() {
 }
 
 // A "<key><positive integer>" line.
-bool ParseBytes(const std::string& line, std::string_view key, int64_t& value) {
+bool ParseBytes(const std::string& line, std::string_view key, int64_t& value, int64_t least = 1) {
   if (line.rfind(key, 0) != 0) return false;
   const char* first = line.data() + key.size();
   const char* last = line.data() + line.size();
   const auto [end, error] = std::from_chars(first, last, value);
-  return error == std::errc() && end == last && value > 0;
+  return error == std::errc() && end == last && value >= least;
 }
 
 // The cached threshold, when `path` holds one for `signature`.
@@ -66,10 +66,13 @@ std::optional<StreamingThreshold> Read(const std::filesystem::path& path,
   const uintmax_t size = std::filesystem::file_size(path, size_error);
   if (size_error || size > kMaxFileBytes) return std::nullopt;
   std::ifstream in(path);
-  std::string format, sig, bytes_line, staged_line, walk_line, why_line;
+  std::string format, sig, bytes_line, staged_line, one_thread_line, walk_line, why_line;
   if (!std::getline(in, format) || format != kFormat) return std::nullopt;
   if (!std::getline(in, sig) || sig != "signature " + signature) return std::nullopt;
-  if (!std::getline(in, bytes_line) || !std::getline(in, staged_line)) return std::nullopt;
+  if (!std::getline(in, bytes_line) || !std::getline(in, staged_line) ||
+      !std::getline(in, one_thread_line)) {
+    return std::nullopt;
+  }
   if (!std::getline(in, walk_line)) return std::nullopt;
   if (!std::getline(in, why_line) || why_line.rfind("why ", 0) != 0) return std::nullopt;
   StreamingThreshold t;
@@ -79,7 +82,8 @@ std::optional<StreamingThreshold> Read(const std::filesystem::path& path,
     return std::nullopt;
   }
   if (!ParseBytes(bytes_line, "bytes ", t.bytes) ||
-      !ParseBytes(staged_line, "staged_bytes ", t.staged_bytes)) {
+      !ParseBytes(staged_line, "staged_bytes ", t.staged_bytes) ||
+      !ParseBytes(one_thread_line, "one_thread_bytes ", t.one_thread_bytes, 0)) {
     return std::nullopt;
   }
   t.why = why_line.substr(4) + " (measured once on this machine, cached in " + path.string() + ")";
@@ -96,8 +100,9 @@ void Write(const std::filesystem::path& path, const std::string& signature,
   const std::filesystem::path temp =
       path.string() + fmt::format(".tmp-{}-{:x}", getpid(), Fnv1a(path.string() + t.why));
   const std::string text = fmt::format(
-      "{}\nsignature {}\nbytes {}\nstaged_bytes {}\ndram_walk {}\nwhy {}\n", kFormat, signature,
-      t.bytes, t.staged_bytes, t.short_strips ? "short-strips" : "tall-strips", OneLine(t.why));
+      "{}\nsignature {}\nbytes {}\nstaged_bytes {}\none_thread_bytes {}\ndram_walk {}\nwhy {}\n",
+      kFormat, signature, t.bytes, t.staged_bytes, t.one_thread_bytes,
+      t.short_strips ? "short-strips" : "tall-strips", OneLine(t.why));
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return;
   const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());

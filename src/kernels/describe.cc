@@ -274,7 +274,11 @@ std::string Describe(const Plan& plan) {
   if (d.options.stores != PlanOptions::Stores::kAuto) {
     threshold = "forced by PlanOptions::stores";
   } else if (m.streaming_bytes == 0) {
-    threshold = fmt::format("automatic; below twice the L2 ({}) stores stay regular", Bytes(2 * m.l2_bytes));
+    threshold = d.threads_hint == 1
+                    ? fmt::format("automatic; below the L2 ({}) one thread's stores stay regular",
+                                  Bytes(m.l2_bytes))
+                    : fmt::format("automatic; below twice the L2 ({}) stores stay regular",
+                                  Bytes(2 * m.l2_bytes));
   } else {
     const bool staged_first =
         m.staged_streaming_bytes > 0 && m.staged_streaming_bytes < m.streaming_bytes;
@@ -288,9 +292,19 @@ std::string Describe(const Plan& plan) {
                                        : "")
                      : "",
         d.threads_hint == 1
-            ? fmt::format(", from {} for one thread's tiles and row copies{}",
-                          Bytes(kernels::OneThreadStreamingBytes(m)),
-                          d.stores_reason == kernels::StoresReason::kOneThread ? " (this one)" : "")
+            ? fmt::format(
+                  ", from {} for one thread's tiles and row copies{}{}",
+                  Bytes(kernels::OneThreadStreamingBytes(m)),
+                  d.stores_reason == kernels::StoresReason::kOneThread ? " (this one)" : "",
+                  m.one_thread_streaming_bytes > 0 &&
+                          m.one_thread_streaming_bytes < kernels::OneThreadStreamingBytes(m)
+                      ? fmt::format(", from {} for one thread's plans that would stage "
+                                    "8- or 16-byte tiles{}",
+                                    Bytes(m.one_thread_streaming_bytes),
+                                    d.stores_reason == kernels::StoresReason::kOneThreadWideStaged
+                                        ? " (this one: it walks in place instead)"
+                                        : "")
+                      : "")
             : "",
         m.streaming_why);
   }

@@ -109,6 +109,29 @@ StreamingThreshold MeasureThreshold(const Caches& caches, const Buffer& src, con
   return t;
 }
 
+// The first size from the L2's where one thread's regular copy is the slower of the two kinds
+// of the same size, 0 when none is up to `largest`. On an Intel Xeon VM (2 MiB L2, a 480 MiB
+// last-level cache reported) one thread's memcpy of 2 MiB ran at 14.7 GB/s and the
+// cache-bypassing copy at 20: what lies past its L2 serves it at memory speed. On an AMD EPYC
+// (Zen 5, 1 MiB L2, 32 MiB L3) the regular copy stays ahead to 8 MiB (43 / 43 there).
+int64_t MeasureOneThreadCrossover(const Caches& caches, const Buffer& src, const Buffer& dst,
+                                  size_t largest, std::string& measured) {
+  const RunItemsFn copy = ChooseCopyRun();
+  for (auto size = static_cast<size_t>(caches.l2); size <= largest; size *= 2) {
+    Nest stream;
+    stream.strategy = Strategy::kCopy;
+    stream.streaming = true;
+    stream.copy_bytes = static_cast<int64_t>(size);
+    const int reps = size <= (size_t{8} << 20) ? 5 : 3;
+    const double regular = BestGbps(size, reps, [&] { std::memcpy(dst.get(), src.get(), size); });
+    const double streamed = BestGbps(size, reps, [&] { copy(stream, src.get(), dst.get(), 0, 1); });
+    measured += fmt::format("{}{} MiB {:.0f} / {:.0f}", measured.empty() ? "" : ", ",
+                            static_cast<double>(size) / (1 << 20), regular, streamed);
+    if (regular < streamed) return static_cast<int64_t>(size);
+  }
+  return 0;
+}
+
 Machine MachineOf(const Caches& c) {
   Machine m;
   m.l1d_bytes = c.l1d;
@@ -143,6 +166,13 @@ StreamingThreshold Calibrate(const Caches& caches) {
     return t;
   }
   StreamingThreshold t = MeasureThreshold(caches, src, dst, largest);
+  std::string crossover;
+  t.one_thread_bytes = MeasureOneThreadCrossover(caches, src, dst, largest, crossover);
+  t.why += fmt::format(
+      "; one thread's copies of the same size, regular / cache-bypassing GB/s: {} ({})", crossover,
+      t.one_thread_bytes > 0
+          ? "regular the slower from " + std::to_string(t.one_thread_bytes >> 20) + " MiB"
+          : "regular never the slower");
   const WalkChoice walk = CalibrateDramWalk(MachineOf(caches), src.get(), dst.get(), largest);
   t.short_strips = walk.short_strips;
   t.why += "; " + walk.why;
@@ -179,6 +209,7 @@ Machine CurrentMachine(bool with_streaming_threshold) {
     const StreamingThreshold& t = CalibrateStreaming();
     m.streaming_bytes = t.bytes;
     m.staged_streaming_bytes = t.staged_bytes;
+    m.one_thread_streaming_bytes = t.one_thread_bytes;
     m.streaming_why = t.why;
     // Short strips from where they were measured to win, not below: the walk was timed on
     // planes as large as the calibration's buffers, and in cache tall strips are the faster.

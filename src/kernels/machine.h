@@ -22,6 +22,12 @@ struct Machine {
   // through the cache (kStagedTiles with ordinary stores; 0: not asked).
   int64_t streaming_bytes = 0;
   int64_t staged_streaming_bytes = 0;
+  // One thread's copy of this many bytes, from the L2's size, is slower with ordinary stores
+  // than with cache-bypassing ones of the same size (0: not asked, or not below the largest
+  // size timed): its working set has left the cache the core keeps to itself, and what lies
+  // past it serves one thread's stores no faster than memory does. ChooseStreaming applies it
+  // to one thread's staged walks of 8- and 16-byte tiles.
+  int64_t one_thread_streaming_bytes = 0;
   std::string streaming_why;
   // Tile walks with cache-bypassing stores of outputs of at least this many bytes read their
   // source in short strips, several bands at a time, rather than in tall strips band by band
@@ -62,9 +68,14 @@ Machine CurrentMachine(bool with_streaming_threshold);
 // `0,3,2,1` 0.47 / 0.71, f32 64x128x256 `2,0,1` 0.49 / 0.72, bf16 2048x1024 0.40 / 0.51,
 // f32 1024^2 0.42 / 0.44 (docs/performance.md, ninth look; the planner applies it to the
 // tiles where it was measured to pay, ChooseStreaming).
+//
+// `one_thread_bytes`: the first size from the L2's where one thread's regular copy is slower
+// than a cache-bypassing copy of the same size (0: none up to the largest), timed with the
+// same buffers (Machine::one_thread_streaming_bytes).
 struct StreamingThreshold {
   int64_t bytes = 0;
   int64_t staged_bytes = 0;
+  int64_t one_thread_bytes = 0;
   std::string why;
   bool measured = true;  // false: a fallback (the buffers could not be allocated), not kept
   bool short_strips = false;  // from bytes: Machine::short_strips_bytes; same buffers

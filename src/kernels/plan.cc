@@ -93,13 +93,15 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
   const PlanOptions& options = d.options;
   d.bytes = kernels::ProblemBytes(unfolded);
   // The streaming calibration (threshold and DRAM walk) is read once per process, and only
-  // asked for when it could matter: outputs of at least twice the L2 whose stores may bypass
-  // the cache.
+  // asked for when it could matter: outputs whose stores may bypass the cache of at least
+  // twice the L2, or for one thread of at least the L2 (its copies' crossover is timed from
+  // there, Machine::one_thread_streaming_bytes).
+  d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.machine = kernels::CurrentMachine(false);
-  if (options.stores != PlanOptions::Stores::kRegular && d.bytes >= 2 * d.machine.l2_bytes) {
+  const int64_t asked_from = (d.threads_hint == 1 ? 1 : 2) * d.machine.l2_bytes;
+  if (options.stores != PlanOptions::Stores::kRegular && d.bytes >= asked_from) {
     d.machine = kernels::CurrentMachine(true);
   }
-  d.threads_hint = options.max_threads > 0 ? options.max_threads : tbb::info::default_concurrency();
   d.unfolded = std::move(unfolded);
   d.folded = kernels::Fold(d.unfolded);
   if (d.bytes == 0) return Ok();

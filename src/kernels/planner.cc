@@ -780,6 +780,20 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // 0.72, f32 96x128x256 `1,0,2` (row copy) 0.65 / 1.02). Two threads' ordinary stores hold
   // on longer (f64 1008x1504 1.92 / 1.42, f32 1008x3008 1.69 / 1.42, 2-thread ratios to one
   // thread's memcpy), so plans that may run on more threads keep the copy's threshold.
+  // One thread's staged walks of 8- and 16-byte tiles stream from where one thread's own
+  // copies leave its cache (Machine::one_thread_streaming_bytes), when that comes first: there
+  // the walk's ordinary stores, twice through the cache, go to memory at its speed anyway,
+  // while the in-place walk's cache-bypassing ones write whole lines. An Intel Xeon VM (2 MiB
+  // L2, one thread's copies slower regular than cache-bypassing from 2 MiB), 1 thread, ratio to
+  // memcpy, staged / in place streaming: f64 512^2 0.67-0.69 / 1.39-1.42, f64 512x640 0.67-0.70
+  // / 0.95-0.96, c128 256x512 0.77-0.79 / 1.05, f64 1024x512 0.70-0.72 / 0.74-0.75. Not the
+  // 1- to 4-byte tiles, whose taller tiles the same machine ran slower in place there (f32
+  // 896^2 0.81-0.84 / 0.75-0.76, bf16 1536x768 0.79-0.80 / 0.61-0.69, i8 1536x2048 even).
+  if (threads == 1 && machine.one_thread_streaming_bytes > 0 &&
+      bytes >= machine.one_thread_streaming_bytes && folded.elem_bytes >= 8 &&
+      regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
+    return {true, StoresReason::kOneThreadWideStaged};
+  }
   if (threads == 1 && OneThreadStreamingBytes(machine) > 0 &&
       bytes >= OneThreadStreamingBytes(machine) && OneThreadStreamsEarly(regular_strategy())) {
     return {true, StoresReason::kOneThread};

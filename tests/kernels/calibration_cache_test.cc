@@ -28,6 +28,7 @@ struct FakeCalibration {
   int runs = 0;
   int64_t bytes = 16 << 20;
   int64_t staged_bytes = 4 << 20;
+  int64_t one_thread_bytes = 2 << 20;
   bool measured = true;
   bool short_strips = true;
   StreamingThreshold operator()() {
@@ -35,6 +36,7 @@ struct FakeCalibration {
     StreamingThreshold t;
     t.bytes = bytes;
     t.staged_bytes = staged_bytes;
+    t.one_thread_bytes = one_thread_bytes;
     t.short_strips = short_strips;
     t.why = "calibrated: fake";
     t.measured = measured;
@@ -66,15 +68,17 @@ TEST(CalibrationCacheTest, TheFirstProcessMeasuresAndLaterOnesRead) {
   EXPECT_EQ(first.why, "calibrated: fake");
   const std::string file = OnlyFile(dir.path());
   EXPECT_THAT(Slurp(file), HasSubstr("signature machine A\nbytes 16777216\nstaged_bytes 4194304\n"
-                                     "dram_walk short-strips\n"));
+                                     "one_thread_bytes 2097152\ndram_walk short-strips\n"));
 
   fake.bytes = 1;  // a second measurement would answer differently: it must not run
   fake.staged_bytes = 1;
+  fake.one_thread_bytes = 1;
   fake.short_strips = false;
   const StreamingThreshold again = LoadOrCalibrate(dir.path(), "machine A", calibrate);
   EXPECT_EQ(fake.runs, 1);
   EXPECT_EQ(again.bytes, 16 << 20);
   EXPECT_EQ(again.staged_bytes, 4 << 20);
+  EXPECT_EQ(again.one_thread_bytes, 2 << 20);
   EXPECT_TRUE(again.short_strips);
   EXPECT_THAT(again.why, StartsWith("calibrated: fake (measured once on this machine"));
   EXPECT_THAT(again.why, HasSubstr(file));
@@ -86,11 +90,14 @@ TEST(CalibrationCacheTest, AnotherMachineOrVersionMeasuresAnew) {
   auto calibrate = [&] { return fake(); };
   LoadOrCalibrate(dir.path(), "machine A", calibrate);
   fake.bytes = 8 << 20;
+  fake.one_thread_bytes = 0;  // regular copies never the slower: kept as such
   EXPECT_EQ(LoadOrCalibrate(dir.path(), "machine B", calibrate).bytes, 8 << 20);
   EXPECT_EQ(fake.runs, 2);
   // Each keeps its own file.
   EXPECT_EQ(LoadOrCalibrate(dir.path(), "machine A", calibrate).bytes, 16 << 20);
-  EXPECT_EQ(LoadOrCalibrate(dir.path(), "machine B", calibrate).bytes, 8 << 20);
+  const StreamingThreshold b = LoadOrCalibrate(dir.path(), "machine B", calibrate);
+  EXPECT_EQ(b.bytes, 8 << 20);
+  EXPECT_EQ(b.one_thread_bytes, 0);
   EXPECT_EQ(fake.runs, 2);
 }
 
@@ -112,6 +119,12 @@ TEST(CalibrationCacheTest, ADamagedFileIsMeasuredOver) {
             .replace(0, good.find('\n'), "iotx streaming threshold 1")
             .erase(good.find("staged_bytes "), good.find("why ") - good.find("staged_bytes ")),
         std::string(good).replace(good.find("signature m"), 11, "signature n"),
+        std::string(good).replace(good.find("one_thread_bytes ") + 17, 1, "-"),
+        // The third format, without one_thread_bytes (before one thread's copies were timed).
+        std::string(good)
+            .replace(0, good.find('\n'), "iotx streaming threshold 3")
+            .erase(good.find("one_thread_bytes "),
+                   good.find("dram_walk ") - good.find("one_thread_bytes ")),
         std::string(good).replace(good.find("short-strips"), 12, "sideways"),
         // The second format, without dram_walk (before the walk was calibrated).
         std::string(good)

@@ -715,6 +715,7 @@ constexpr std::pair kLarge{true, StoresReason::kLargeOutput};
 constexpr std::pair kWouldStage{true, StoresReason::kWouldStage};
 constexpr std::pair kSmall{false, StoresReason::kSmallOutput};
 constexpr std::pair kOneThread{true, StoresReason::kOneThread};
+constexpr std::pair kOneThreadWideStaged{true, StoresReason::kOneThreadWideStaged};
 
 TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
   const Machine m = TestMachine();
@@ -816,6 +817,43 @@ TEST(ChooseStreamingTest, OneThreadsScatteredWritesStreamFromHalfTheThreshold) {
       kForcedRegular);
   m.streaming_bytes = 0;  // not asked (outputs below twice the L2)
   EXPECT_EQ(stores(tiles, 1), kSmall);
+}
+
+// Where one thread's copies leave its cache before half the copy's threshold, one thread's
+// plans that would stage 8- or 16-byte tiles stream from there (and walk in place); their
+// 1- to 4-byte, unstaged and many-thread plans keep the other rules.
+TEST(ChooseStreamingTest, OneThreadsWideStagedTilesStreamWhereItsCopiesLeaveTheCache) {
+  Machine m = TestMachine();                // 1 MiB L2
+  m.prefetch_ahead_bytes = m.l2_bytes / 2;  // as CurrentMachine has it
+  m.streaming_bytes = 16 << 20;
+  m.staged_streaming_bytes = m.streaming_bytes;
+  m.one_thread_streaming_bytes = 1 << 20;
+  const auto stores = [&](const Problem& p, int threads) {
+    return Stores(ChooseStreaming(PlanOptions::Stores::kAuto, p, ProblemBytes(p), m, threads));
+  };
+  const Problem f64 = FoldedReversal({512, 512}, 8);       // 2 MiB, rows 4 KiB apart
+  const Problem c128 = FoldedReversal({256, 512}, 16);     // 2 MiB
+  const Problem below = FoldedReversal({512, 248}, 8);     // 992 KiB
+  const Problem f32 = FoldedReversal({1024, 512}, 4);      // 2 MiB, staged 4-byte tiles
+  const Problem in_place = FoldedReversal({600, 600}, 8);  // 2.7 MiB, rows that do not alias
+  const Problem ragged = FoldedReversal({515, 512}, 8);    // destination rows 4120 B apart
+  for (const Problem* p : {&f64, &c128, &below, &f32, &ragged}) {
+    ASSERT_EQ(ChooseStrategy(*p, m, false).strategy, Strategy::kStagedTiles);
+  }
+  ASSERT_EQ(ChooseStrategy(in_place, m, false).strategy, Strategy::kTiles);
+  EXPECT_EQ(stores(f64, 1), kOneThreadWideStaged);
+  EXPECT_EQ(ChooseStrategy(f64, m, true).strategy, Strategy::kTiles);  // in place, streaming
+  EXPECT_EQ(stores(c128, 1), kOneThreadWideStaged);
+  EXPECT_EQ(stores(f64, 2), kSmall);
+  EXPECT_EQ(stores(f64, 0), kSmall);
+  EXPECT_EQ(stores(below, 1), kSmall);
+  EXPECT_EQ(stores(f32, 1), kSmall);
+  EXPECT_EQ(stores(in_place, 1), kSmall);
+  EXPECT_EQ(stores(ragged, 1), kSmall);  // in place it could not stream
+  m.one_thread_streaming_bytes = 0;      // regular copies never the slower
+  EXPECT_EQ(stores(f64, 1), kSmall);
+  m.one_thread_streaming_bytes = 16 << 20;  // not before half the copy's threshold's rule
+  EXPECT_EQ(stores(FoldedReversal({1024, 1024}, 8), 1), kOneThread);
 }
 
 TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
