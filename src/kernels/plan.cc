@@ -110,7 +110,7 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
       kernels::ChooseStreaming(options.stores, d.folded, d.bytes, d.machine, d.threads_hint);
   d.stores_reason = stores.reason;
   const bool streaming = stores.streaming;
-  d.strategy = &kernels::ChooseStrategy(d.folded, d.machine, streaming);
+  d.strategy = &kernels::ChooseStrategy(d.folded, d.machine, streaming, d.threads_hint);
   const kernels::Strategy strategy = d.strategy->strategy;
   d.tile = kernels::ChooseTile(d.folded, strategy, d.machine, streaming);
   const int64_t target_items = kernels::TargetItems(d.bytes, d.threads_hint);

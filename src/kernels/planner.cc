@@ -56,13 +56,13 @@ bool IsTilePlane(const Problem& p) {
          SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
 }
 
-bool InterleavesRows(const Problem& p, const Machine&, bool) {
+bool InterleavesRows(const Problem& p, const Machine&, bool, int) {
   if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
   const Dim& rows = RowsDim(p);
   return rows.n >= 2 && rows.n <= 4 && ColsDim(p).dst_stride == rows.n * p.elem_bytes;
 }
 
-bool DeinterleavesCols(const Problem& p, const Machine&, bool) {
+bool DeinterleavesCols(const Problem& p, const Machine&, bool, int) {
   if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
   const Dim& cols = ColsDim(p);
   return cols.n >= 2 && cols.n <= 4 && RowsDim(p).src_stride == cols.n * p.elem_bytes;
@@ -124,7 +124,7 @@ Fusion FindFusion(const Problem& p, const Machine& m) {
   return best;
 }
 
-bool FusesTiles(const Problem& p, const Machine& m, bool /*streaming*/) {
+bool FusesTiles(const Problem& p, const Machine& m, bool /*streaming*/, int /*threads*/) {
   const Fusion f = FindFusion(p, m);
   return f.rows2 >= 0 || f.cols2 >= 0;
 }
@@ -159,7 +159,7 @@ bool StagesStreamingRuns(const Dim& cols, int64_t rows, int64_t strip_rows) {
 // 1.16-1.17, bf16 8192^2 0.38 / 0.64, i8 16384 x 8192 0.24 / 0.34, bf16 64x64x64x128
 // `0,3,1,2` 0.71 / 0.84, f64 16x64x64x128 `0,3,1,2` 0.64 / 0.85, f32 96x2048x2x128 `0,3,2,1`
 // 0.82 / 1.03 (docs/performance.md, eighth look). Fused planes still stage (FusedPlane).
-bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
+bool StagesTiles(const Problem& p, const Machine& m, bool streaming, int threads) {
   if (!IsTilePlane(p)) return false;
   const int64_t e = p.elem_bytes;
   const Dim& rows = RowsDim(p);
@@ -183,8 +183,25 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
     }
     return StagesStreamingRuns(cols, rows.n, strip_rows);
   }
-  if (StrideAliases(cols.dst_stride, tile_cols, m) ||
-      StrideAliases(rows.src_stride, TileRows(e), m)) {
+  // StrideAliases asks a tile's lines and the next band's (which the hardware fetches while the
+  // tile runs) to fit the ways of their L1 sets. Where each thread's share of the output fits
+  // half the L2, lines that leave L1 come back from L2 at once, and only the tile's own lines
+  // must fit: 8- and 16-byte tiles (8 and 4 rows of a 64-byte vector) then walk in place, 1- to
+  // 4-byte ones (16-64 rows) still alias. An Intel Xeon, ratio to memcpy, staged / in place
+  // with ordinary stores: 1 thread f64 256x512 0.62 / 0.70-0.79, f64 128x1024 0.51-0.52 /
+  // 0.74-0.75, c128 256^2 0.57-0.60 / 0.80-0.84, f32 512^2 0.50-0.52 / 0.65-0.66 (16 rows 2 KiB
+  // apart fall in two sets); 2 threads f64 512^2 0.37-0.40 / 0.50-0.51, f64 384^2 0.35-0.38 /
+  // 0.56-0.58, c128 256x512 0.50-0.51 / 0.86-0.88, f64 2x256x512 `0,2,1` 0.54-0.55 / 0.81; where
+  // the share does not fit, the stage stays ahead (2 threads f64 768x512 0.72-0.75 / 0.59-0.63,
+  // c128 512^2 0.73 / 0.61-0.62, f64 1024^2 0.73 / 0.60-0.63).
+  const int64_t share = ProblemBytes(p) < kParallelMinBytes || threads <= 1
+                            ? ProblemBytes(p)
+                            : ProblemBytes(p) / threads;
+  const bool share_in_l2 = share <= m.l2_bytes / 2;
+  const auto aliases = [&](int64_t stride, int64_t lines) {
+    return StrideAliases(stride, share_in_l2 ? (lines + 1) / 2 : lines, m);
+  };
+  if (aliases(cols.dst_stride, tile_cols) || aliases(rows.src_stride, TileRows(e))) {
     return true;
   }
   // Past half the L2 (Machine::prefetch_ahead_bytes) a band walk reads each source row's next
@@ -197,7 +214,7 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming) {
   // keep the band walk: f32 600^2 0.75 / 0.64, 1000 x 3000 0.85 / 0.69. In L2 the band walk
   // stays ahead whatever the stride (f32 256^2 0.70 / 0.40).
   const int64_t strip_rows = std::min(BandStripRows(TileRows(e), vector_bytes, m), rows.n);
-  return m.prefetch_ahead_bytes > 0 && ProblemBytes(p) >= m.prefetch_ahead_bytes &&
+  return m.prefetch_ahead_bytes > 0 && ProblemBytes(p) >= m.prefetch_ahead_bytes && !share_in_l2 &&
          StrideAliases(rows.src_stride, strip_rows, m);
 }
 
@@ -223,10 +240,10 @@ void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Mac
 
 constexpr StrategyCandidate kCandidates[] = {
     {Strategy::kCopy, "copy", "source and destination are one contiguous block",
-     [](const Problem& p, const Machine&, bool) { return p.dims.empty(); }},
+     [](const Problem& p, const Machine&, bool, int) { return p.dims.empty(); }},
     {Strategy::kRowCopy, "row-copy",
      "the innermost run stays in place and its width is not in widths.inc: strided rows",
-     [](const Problem& p, const Machine&, bool) { return !IsTileWidth(p.elem_bytes); }},
+     [](const Problem& p, const Machine&, bool, int) { return !IsTileWidth(p.elem_bytes); }},
     {Strategy::kInterleaveRows, "interleave-rows",
      "2-4 destination-innermost rows whose columns are consecutive in the destination",
      InterleavesRows},
@@ -237,7 +254,8 @@ constexpr StrategyCandidate kCandidates[] = {
      "continues its columns in the source joins those (any extents), so tiles and runs span both",
      FusesTiles},
     {Strategy::kStagedTiles, "staged-tiles",
-     "a tile's destination (or source) lines are a multiple of a power of two apart and "
+     "a tile's destination (or source) lines and the next band's (its own alone where each "
+     "thread's share of the output fits half the L2) are a multiple of a power of two apart and "
      "alias in L1 (past half the L2, a band's source lines), and the stores are ordinary; or "
      "the stores bypass the cache and destination rows longer than a strip are not whole lines "
      "apart: tiles go through an L1 block, destination rows leave as runs",
@@ -245,7 +263,7 @@ constexpr StrategyCandidate kCandidates[] = {
     {Strategy::kTiles, "tiles",
      "in-register tiles; strips walked band by band (short ones in DRAM several bands at a time) "
      "so destination rows are written in runs",
-     [](const Problem&, const Machine&, bool) { return true; }},
+     [](const Problem&, const Machine&, bool, int) { return true; }},
 };
 
 // Source bytes of each row a thread's column block keeps together. Two threads on 8192^2 f32
@@ -275,9 +293,9 @@ bool IsTileWidth(int64_t bytes) {
 std::span<const StrategyCandidate> StrategyCandidates() { return kCandidates; }
 
 const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine,
-                                        bool streaming) {
+                                        bool streaming, int threads) {
   for (const StrategyCandidate& c : kCandidates) {
-    if (c.applies(folded, machine, streaming)) return c;
+    if (c.applies(folded, machine, streaming, threads)) return c;
   }
   return kCandidates[std::size(kCandidates) - 1];  // unreachable: the last always applies
 }
@@ -760,7 +778,7 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // first to need it picks it, once (ExecuteRange plans every box of every call).
   std::optional<Strategy> regular;
   const auto regular_strategy = [&] {
-    if (!regular) regular = ChooseStrategy(folded, machine, false).strategy;
+    if (!regular) regular = ChooseStrategy(folded, machine, false, threads).strategy;
     return *regular;
   };
   // Only where the in-place walk can stream: destination rows a whole number of lines apart

@@ -25,8 +25,9 @@ struct StrategyCandidate {
   Strategy strategy;
   const char* name;
   const char* when;  // the applicability check in words
-  // `streaming`: the plan's stores bypass the cache (ChooseStreaming).
-  bool (*applies)(const Problem& folded, const Machine& machine, bool streaming);
+  // `streaming`: the plan's stores bypass the cache (ChooseStreaming); `threads`: how many the
+  // plan is sized for (0: not known).
+  bool (*applies)(const Problem& folded, const Machine& machine, bool streaming, int threads);
 };
 
 // copy, row-copy, interleave-rows, deinterleave-cols, fused-tiles, staged-tiles, tiles: in the
@@ -34,7 +35,7 @@ struct StrategyCandidate {
 std::span<const StrategyCandidate> StrategyCandidates();
 // The first candidate that applies to a folded, non-empty problem (one always does).
 const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine,
-                                        bool streaming = false);
+                                        bool streaming = false, int threads = 0);
 
 // Whether `lines` cache lines `stride` bytes apart, in flight at once, fall in so few L1 sets
 // (stride a multiple of a power of two) that they cannot all stay resident.

@@ -570,6 +570,29 @@ TEST(ChooseStrategyTest, StagesPastHalfTheL2WhereABandsLinesAlias) {
   EXPECT_EQ(ChooseStrategy(FoldedReversal({768, 768}), m).strategy, Strategy::kTiles);
 }
 
+// Where each thread's share of the output fits half the L2, only a tile's own lines must fit
+// their L1 sets' ways: 8- and 16-byte tiles over rows 4 KiB apart walk in place, 4-byte ones
+// (16 rows in one set of 12 ways) still stage; past it the next band's lines count too.
+TEST(ChooseStrategyTest, TilesWhoseShareFitsTheL2AliasOnlyByTheirOwnLines) {
+  Machine m = TestMachine();  // 1 MiB L2, 48 KiB 12-way L1
+  m.prefetch_ahead_bytes = m.l2_bytes / 2;
+  const auto strategy = [&](std::vector<int64_t> shape, size_t elem, int threads) {
+    return ChooseStrategy(FoldedReversal(shape, elem), m, false, threads).strategy;
+  };
+  EXPECT_EQ(strategy({128, 512}, 8, 1), Strategy::kTiles);        // 512 KiB
+  EXPECT_EQ(strategy({256, 512}, 8, 1), Strategy::kStagedTiles);  // 1 MiB
+  EXPECT_EQ(strategy({256, 512}, 8, 2), Strategy::kTiles);        // 512 KiB each
+  EXPECT_EQ(strategy({256, 512}, 8, 0), Strategy::kStagedTiles);  // threads not known: one
+  EXPECT_EQ(strategy({512, 512}, 8, 2), Strategy::kStagedTiles);  // 1 MiB each
+  EXPECT_EQ(strategy({512, 512}, 8, 4), Strategy::kTiles);
+  EXPECT_EQ(strategy({128, 256}, 16, 1), Strategy::kTiles);        // 4-row tiles
+  EXPECT_EQ(strategy({256, 256}, 16, 1), Strategy::kStagedTiles);  // 1 MiB
+  EXPECT_EQ(strategy({128, 1024}, 4, 1), Strategy::kStagedTiles);  // 16 rows 4 KiB apart
+  EXPECT_EQ(strategy({128, 512}, 4, 1), Strategy::kTiles);         // 16 rows 2 KiB apart
+  EXPECT_EQ(strategy({512, 512}, 4, 1), Strategy::kStagedTiles);   // the same, past half the L2
+  EXPECT_EQ(strategy({512, 512}, 4, 2), Strategy::kTiles);
+}
+
 TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
   EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7

@@ -326,10 +326,12 @@ TEST_P(WidthTest, WalksThatFetchAhead) {
 
 TEST_P(WidthTest, StagedTilesForAliasingStrides) {
   // Rows 4 KiB apart alias in L1: the staged walk (on targets whose vectors fill the plane).
+  // 8-byte tiles stage only where each thread's share leaves half the L2 (StagesTiles): 8 MiB.
   const auto n = static_cast<int64_t>(4096 / GetParam().width);
   const std::string staged = GetParam().width <= 8 ? "staged-tiles" : "";
-  Check({n / 4, n}, {1, 0}, staged, true);
-  Check({n + 16, n}, {1, 0}, staged, true);  // a partial block of rows
+  const int64_t rows = GetParam().width >= 8 ? 4 * n : n / 4;
+  Check({rows, n}, {1, 0}, staged, true);
+  Check({rows + 16, n}, {1, 0}, staged, true);  // a partial block of rows
 }
 
 TEST_P(WidthTest, FusedTilesForSmallPlanes) {
