@@ -659,6 +659,25 @@ TEST(SplitDriverTest, PartitionTileBlocksAreSharedEvenly) {
   EXPECT_EQ(split.align_items, 1);
 }
 
+// Columns too few for kMinRunBytes per thread are cut one block per thread, balanced on the
+// partition tiles alone: f32 528^2 (4 tiles of 128 output rows and 16) as 256 + 256 + 16
+// rather than 384 + 144; f32 100000 x 528 alike.
+TEST(SplitDriverTest, ColumnsShortOfTheRunLengthAreSharedEvenly) {
+  const Machine m = TestMachine();
+  for (const int64_t rows : {int64_t{528}, int64_t{100000}}) {
+    SCOPED_TRACE(rows);
+    const Problem f = FoldedReversal({rows, 528});
+    const Tile tile = ChooseTile(f, ChooseStrategy(f, m, false, 2).strategy, m);
+    const PartitionUnit unit = FindPartitionUnit(f, 528, 128);
+    ASSERT_EQ(unit.d0_per_tile, 128);
+    const DriverSplit split = SplitDriver(f, tile, unit, TargetItems(rows * 528 * 4, 2), 2);
+    ASSERT_EQ(split.blocked_dim, 0);
+    EXPECT_EQ(split.block, 256);
+    EXPECT_EQ(split.items, 3);
+    EXPECT_EQ(LargestShare(528, split.block, 1, 2), 272);
+  }
+}
+
 TEST(SplitDriverTest, TakesWholeOuterDimsAndCountsItemsPerTile) {
   // [n=256 (not a tile dim)][n=128 cols][n=64 rows]: 256 items, partition tile = 128 of them.
   Problem p{{{256, 64 * 128 * 4, 64 * 128 * 4}, {128, 4, 64 * 4}, {64, 128 * 4, 4}}, 4, false};
