@@ -804,8 +804,12 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // 0.72, f32 96x128x256 `1,0,2` (row copy) 0.65 / 1.02). Two threads' ordinary stores hold
   // on longer (f64 1008x1504 1.92 / 1.42, f32 1008x3008 1.69 / 1.42, 2-thread ratios to one
   // thread's memcpy), so plans that may run on more threads keep the copy's threshold.
+  if (threads == 1 && OneThreadStreamingBytes(machine) > 0 &&
+      bytes >= OneThreadStreamingBytes(machine) && OneThreadStreamsEarly(regular_strategy())) {
+    return {true, StoresReason::kOneThread};
+  }
   // One thread's staged walks of 8- and 16-byte tiles stream from where one thread's own
-  // copies leave its cache (Machine::one_thread_streaming_bytes), when that comes first: there
+  // copies leave its cache (Machine::one_thread_streaming_bytes), where that comes before the rule above: there
   // the walk's ordinary stores, twice through the cache, go to memory at its speed anyway,
   // while the in-place walk's cache-bypassing ones write whole lines. An Intel Xeon VM (2 MiB
   // L2, one thread's copies slower regular than cache-bypassing from 2 MiB), 1 thread, ratio to
@@ -817,10 +821,6 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
       bytes >= machine.one_thread_streaming_bytes && folded.elem_bytes >= 8 &&
       regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
     return {true, StoresReason::kOneThreadWideStaged};
-  }
-  if (threads == 1 && OneThreadStreamingBytes(machine) > 0 &&
-      bytes >= OneThreadStreamingBytes(machine) && OneThreadStreamsEarly(regular_strategy())) {
-    return {true, StoresReason::kOneThread};
   }
   return {false, StoresReason::kSmallOutput};
 }
