@@ -153,8 +153,10 @@ std::string Describe(const Plan& plan) {
                 : "runs this short: bands walked one by one read one vector per row "
                   "and band, more streams than the hardware prefetcher follows");
       } else if (n.stage_pitch == 0 && n.strategy == kernels::Strategy::kTiles && n.streaming &&
+                 n.blocked != kernels::Blocked::kRows &&
                  kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols)) {
-        // DenseStagedPlane (tiles-inl.h).
+        // DenseStagedPlane (tiles-inl.h); items that each take a block of the rows see rows
+        // that no longer follow each other, and walk band by band (the next line says so).
         const int64_t block = kernels::DenseStageBlockCols(n.dst_row_stride, d.tile.tile_cols);
         s += fmt::format(
             "walk:     blocks of {} whole columns through a buffer of at most {} laid out as the "

@@ -561,18 +561,27 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     min_block = RoundUp(std::max(min_block, granule), granule);
     int64_t blocks = std::min(CeilDiv(target_items, split.items), d.n / min_block);
-    // Too short for min_block per thread: one block per thread beats idle threads, and so the
-    // blocks are balanced on the granule alone (f32 528^2 on 2 threads, partition tiles of 128
-    // rows: blocks of 384 and 144 kept min_block's 512 columns out of reach, 256 and 272 ran
-    // at 0.60-0.66 of memcpy against 0.47-0.49, Intel Xeon).
-    if (blocks < threads) {
-      blocks = std::min<int64_t>(threads, d.n / granule);
-      min_block = granule;
-    }
+    // Too short for min_block per thread: one block per thread beats idle threads.
+    const bool short_of_min = blocks < threads;
+    if (short_of_min) blocks = std::min<int64_t>(threads, d.n / granule);
     if (blocks > threads && blocks < 4 * threads) blocks = blocks / threads * threads;
     if (blocks < 2) return false;
-    const int64_t block = BalancedBlock(d.n, RoundUp(CeilDiv(d.n, blocks), granule), granule,
-                                        min_block, split.items, threads);
+    int64_t block = BalancedBlock(d.n, RoundUp(CeilDiv(d.n, blocks), granule), granule, min_block,
+                                  split.items, threads);
+    // Those blocks are below min_block already, so smaller ones may balance them: where they
+    // keep half of min_block's bytes of each source row together, or where the busiest
+    // thread's share falls by at least an eighth. Intel Xeon, 2 threads, ratio to memcpy: f32
+    // 528^2 (partition tiles of 128 rows) in blocks of 384 and 144 columns 0.47-0.49, of 256,
+    // 256 and 16 0.60-0.66; f64 1113 x 360, 256 + 104 -> 128 + 128 + 104 (1 KiB runs, a 9 %
+    // smaller share) 0.56 -> 0.80; i8 6565 x 300 (128 B runs, 33 %) 0.14 -> 0.25. Shorter runs
+    // for less were not worth it: bf16 7361 x 372, 512 -> 256 B runs for 5 %, 0.43 -> 0.39; f32
+    // 2x40x89x157 `3,0,1,2`, 384 -> 256 B for 3 %, 0.60 -> 0.52.
+    if (short_of_min) {
+      const int64_t finer = BalancedBlock(d.n, block, granule, granule, split.items, threads);
+      const int64_t share = LargestShare(d.n, finer, split.items, threads);
+      const int64_t before = LargestShare(d.n, block, split.items, threads);
+      if (share < before && (2 * finer >= min_block || 8 * share <= 7 * before)) block = finer;
+    }
     blocks = CeilDiv(d.n, block);
     if (blocks < 2) return false;
     split.driver.push_back({blocks, block * d.src_stride, block * d.dst_stride});
@@ -766,6 +775,10 @@ bool OneThreadStreamsEarly(Strategy strategy) {
   return false;
 }
 
+// The least destination run (rows x element) of a plane whose one-thread staged walk of 8- or
+// 16-byte tiles streams in place from Machine::one_thread_streaming_bytes (ChooseStreaming).
+constexpr int64_t kWideStagedRunBytes = 2048;
+
 int64_t OneThreadStreamingBytes(const Machine& machine) { return machine.streaming_bytes / 2; }
 
 StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
@@ -809,16 +822,21 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
     return {true, StoresReason::kOneThread};
   }
   // One thread's staged walks of 8- and 16-byte tiles stream from where one thread's own
-  // copies leave its cache (Machine::one_thread_streaming_bytes), where that comes before the rule above: there
-  // the walk's ordinary stores, twice through the cache, go to memory at its speed anyway,
-  // while the in-place walk's cache-bypassing ones write whole lines. An Intel Xeon VM (2 MiB
-  // L2, one thread's copies slower regular than cache-bypassing from 2 MiB), 1 thread, ratio to
+  // copies leave its cache (Machine::one_thread_streaming_bytes), where that comes before the rule
+  // above: there the walk's ordinary stores, twice through the cache, go to memory at its speed
+  // anyway, while the in-place walk's cache-bypassing ones write whole lines. An Intel Xeon VM (2
+  // MiB L2, one thread's copies slower regular than cache-bypassing from 2 MiB), 1 thread, ratio to
   // memcpy, staged / in place streaming: f64 512^2 0.67-0.69 / 1.39-1.42, f64 512x640 0.67-0.70
   // / 0.95-0.96, c128 256x512 0.77-0.79 / 1.05, f64 1024x512 0.70-0.72 / 0.74-0.75. Not the
   // 1- to 4-byte tiles, whose taller tiles the same machine ran slower in place there (f32
-  // 896^2 0.81-0.84 / 0.75-0.76, bf16 1536x768 0.79-0.80 / 0.61-0.69, i8 1536x2048 even).
+  // 896^2 0.81-0.84 / 0.75-0.76, bf16 1536x768 0.79-0.80 / 0.61-0.69, i8 1536x2048 even), and
+  // not planes of few rows, whose short destination runs the stage writes faster (f64 32 x
+  // 16384 0.98 / 0.72-0.73, c128 16 x 16384 0.98 / 0.74, c128 64 x 8192 0.97 / 0.92; f64 128
+  // x 4096, runs of 1 KiB, 0.84-0.86 / 0.90, and 2 KiB ones on: f64 256 x 2048 0.81-0.82 /
+  // 0.84, 256 x 4096 0.78-0.82 / 0.84-0.87).
   if (threads == 1 && machine.one_thread_streaming_bytes > 0 &&
       bytes >= machine.one_thread_streaming_bytes && folded.elem_bytes >= 8 &&
+      RowsDim(folded).n * folded.elem_bytes >= kWideStagedRunBytes &&
       regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
     return {true, StoresReason::kOneThreadWideStaged};
   }

@@ -659,9 +659,11 @@ TEST(SplitDriverTest, PartitionTileBlocksAreSharedEvenly) {
   EXPECT_EQ(split.align_items, 1);
 }
 
-// Columns too few for kMinRunBytes per thread are cut one block per thread, balanced on the
-// partition tiles alone: f32 528^2 (4 tiles of 128 output rows and 16) as 256 + 256 + 16
-// rather than 384 + 144; f32 100000 x 528 alike.
+// Columns too few for kMinRunBytes per thread are cut one block per thread, then in smaller
+// blocks of whole partition tiles where those keep half of kMinRunBytes together or cut the
+// busiest thread's share by an eighth: f32 528^2 (4 tiles of 128 output rows and 16) as 256 +
+// 256 + 16 rather than 384 + 144, f32 100000 x 528 alike; bf16 7361 x 372 stays 256 + 116
+// (128-column blocks would read 256 B of each row for a share 5 % smaller).
 TEST(SplitDriverTest, ColumnsShortOfTheRunLengthAreSharedEvenly) {
   const Machine m = TestMachine();
   for (const int64_t rows : {int64_t{528}, int64_t{100000}}) {
@@ -676,6 +678,12 @@ TEST(SplitDriverTest, ColumnsShortOfTheRunLengthAreSharedEvenly) {
     EXPECT_EQ(split.items, 3);
     EXPECT_EQ(LargestShare(528, split.block, 1, 2), 272);
   }
+  const Problem bf16 = FoldedReversal({7361, 372}, 2);
+  const Tile tile = ChooseTile(bf16, ChooseStrategy(bf16, m, false, 2).strategy, m);
+  const DriverSplit split =
+      SplitDriver(bf16, tile, FindPartitionUnit(bf16, 372, 128), TargetItems(7361 * 372 * 2, 2), 2);
+  ASSERT_EQ(split.blocked_dim, 0);
+  EXPECT_EQ(split.block, 256);
 }
 
 TEST(SplitDriverTest, TakesWholeOuterDimsAndCountsItemsPerTile) {
@@ -862,8 +870,9 @@ TEST(ChooseStreamingTest, OneThreadsScatteredWritesStreamFromHalfTheThreshold) {
 }
 
 // Where one thread's copies leave its cache before half the copy's threshold, one thread's
-// plans that would stage 8- or 16-byte tiles stream from there (and walk in place); their
-// 1- to 4-byte, unstaged and many-thread plans keep the other rules.
+// plans that would stage 8- or 16-byte tiles in destination runs of at least 2 KiB stream from
+// there (and walk in place); their 1- to 4-byte, unstaged, few-row and many-thread plans keep
+// the other rules.
 TEST(ChooseStreamingTest, OneThreadsWideStagedTilesStreamWhereItsCopiesLeaveTheCache) {
   Machine m = TestMachine();                // 1 MiB L2
   m.prefetch_ahead_bytes = m.l2_bytes / 2;  // as CurrentMachine has it
@@ -879,7 +888,8 @@ TEST(ChooseStreamingTest, OneThreadsWideStagedTilesStreamWhereItsCopiesLeaveTheC
   const Problem f32 = FoldedReversal({1024, 512}, 4);      // 2 MiB, staged 4-byte tiles
   const Problem in_place = FoldedReversal({600, 600}, 8);  // 2.7 MiB, rows that do not alias
   const Problem ragged = FoldedReversal({515, 512}, 8);    // destination rows 4120 B apart
-  for (const Problem* p : {&f64, &c128, &below, &f32, &ragged}) {
+  const Problem few_rows = FoldedReversal({32, 16384}, 8);  // 4 MiB of 256 B runs
+  for (const Problem* p : {&f64, &c128, &below, &f32, &ragged, &few_rows}) {
     ASSERT_EQ(ChooseStrategy(*p, m, false).strategy, Strategy::kStagedTiles);
   }
   ASSERT_EQ(ChooseStrategy(in_place, m, false).strategy, Strategy::kTiles);
@@ -892,6 +902,7 @@ TEST(ChooseStreamingTest, OneThreadsWideStagedTilesStreamWhereItsCopiesLeaveTheC
   EXPECT_EQ(stores(f32, 1), kSmall);
   EXPECT_EQ(stores(in_place, 1), kSmall);
   EXPECT_EQ(stores(ragged, 1), kSmall);  // in place it could not stream
+  EXPECT_EQ(stores(few_rows, 1), kSmall);  // the stage writes short runs faster
   m.one_thread_streaming_bytes = 0;      // regular copies never the slower
   EXPECT_EQ(stores(f64, 1), kSmall);
   m.one_thread_streaming_bytes = 16 << 20;  // not before half the copy's threshold's rule
