@@ -77,7 +77,7 @@ def main():
                     f"and {f64} faster") in out, out
 
         bad = subprocess.run([sys.executable, script, "--old", binaries["old"], "--new",
-                              binaries["new"], "--min-mb", "4", "--max-mb", "1"],
+                              binaries["new"], "--min-mb", "4", "--max-mb", "4"],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and "--min-mb" in bad.stderr, bad.stderr
     print("plan-sweep: ok")

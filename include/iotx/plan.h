@@ -25,7 +25,10 @@ enum class DeviceGeneration {
 
 struct IOTX_API PlanOptions {
   // Upper bound on threads; 0 = whatever the calling oneTBB task arena offers. Execute runs
-  // on the arena it is called from (a runtime with its own pool passes ExecuteOptions).
+  // on the arena it is called from (a runtime with its own pool passes ExecuteOptions). The
+  // plan is also sized for it: each thread's share of the output decides whether its tiles fit
+  // the cache and how the work is cut, so a plan made for many threads and run on one may be
+  // slower than one made for one.
   int max_threads = 0;
   enum class Stores { kAuto, kRegular, kStreaming };
   // kAuto picks cache-bypassing stores when the output is far larger than the cache, and for

@@ -170,9 +170,9 @@ StreamingThreshold Calibrate(const Caches& caches) {
   t.one_thread_bytes = MeasureOneThreadCrossover(caches, src, dst, largest, crossover);
   t.why += fmt::format(
       "; one thread's copies of the same size, regular / cache-bypassing GB/s: {} ({})", crossover,
-      t.one_thread_bytes > 0
-          ? "regular the slower from " + std::to_string(t.one_thread_bytes >> 20) + " MiB"
-          : "regular never the slower");
+      t.one_thread_bytes > 0 ? fmt::format("regular the slower from {:.3g} MiB",
+                                           static_cast<double>(t.one_thread_bytes) / (1 << 20))
+                             : "regular never the slower");
   const WalkChoice walk = CalibrateDramWalk(MachineOf(caches), src.get(), dst.get(), largest);
   t.short_strips = walk.short_strips;
   t.why += "; " + walk.why;

@@ -186,8 +186,10 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming, int threads
   // StrideAliases asks a tile's lines and the next band's (which the hardware fetches while the
   // tile runs) to fit the ways of their L1 sets. Where each thread's share of the output fits
   // half the L2, lines that leave L1 come back from L2 at once, and only the tile's own lines
-  // must fit: 8- and 16-byte tiles (8 and 4 rows of a 64-byte vector) then walk in place, 1- to
-  // 4-byte ones (16-64 rows) still alias. An Intel Xeon, ratio to memcpy, staged / in place
+  // must fit: 8- and 16-byte tiles (8 and 4 rows of a 64-byte vector) then walk in place, as
+  // 1- to 4-byte ones (16-64 rows) do where their rows spread over enough sets (f32 and bf16
+  // rows 1-2 KiB apart; bf16 512^2 on 1 thread, a review's check: 0.35 -> 0.60-0.64), while
+  // rows 4 KiB apart still alias. An Intel Xeon, ratio to memcpy, staged / in place
   // with ordinary stores: 1 thread f64 256x512 0.62 / 0.70-0.79, f64 128x1024 0.51-0.52 /
   // 0.74-0.75, c128 256^2 0.57-0.60 / 0.80-0.84, f32 512^2 0.50-0.52 / 0.65-0.66 (16 rows 2 KiB
   // apart fall in two sets); 2 threads f64 512^2 0.37-0.40 / 0.50-0.51, f64 384^2 0.35-0.38 /
@@ -576,11 +578,17 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     // smaller share) 0.56 -> 0.80; i8 6565 x 300 (128 B runs, 33 %) 0.14 -> 0.25. Shorter runs
     // for less were not worth it: bf16 7361 x 372, 512 -> 256 B runs for 5 %, 0.43 -> 0.39; f32
     // 2x40x89x157 `3,0,1,2`, 384 -> 256 B for 3 %, 0.60 -> 0.52.
+    // On the output's leading dim only whole partition tiles, whatever the granule (it is the
+    // tile only from two tiles on): the SPEC ends every claim on one.
+    const bool leading = unit.d0_per_tile > 0 && i == 0;
     if (short_of_min) {
       const int64_t finer = BalancedBlock(d.n, block, granule, granule, split.items, threads);
       const int64_t share = LargestShare(d.n, finer, split.items, threads);
       const int64_t before = LargestShare(d.n, block, split.items, threads);
-      if (share < before && (2 * finer >= min_block || 8 * share <= 7 * before)) block = finer;
+      if (share < before && (2 * finer >= min_block || 8 * share <= 7 * before) &&
+          (!leading || finer % unit.d0_per_tile == 0)) {
+        block = finer;
+      }
     }
     blocks = CeilDiv(d.n, block);
     if (blocks < 2) return false;
@@ -834,10 +842,14 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // 16384 0.98 / 0.72-0.73, c128 16 x 16384 0.98 / 0.74, c128 64 x 8192 0.97 / 0.92; f64 128
   // x 4096, runs of 1 KiB, 0.84-0.86 / 0.90, and 2 KiB ones on: f64 256 x 2048 0.81-0.82 /
   // 0.84, 256 x 4096 0.78-0.82 / 0.84-0.87).
+  // Only on 64-byte vectors: with AVX2's the same plans ran slower in place (a review's
+  // check, 1 thread, in place streaming / staged: f64 512^2 0.50 / 0.64, 1024x512 0.41 / 0.71),
+  // as StagedTilesMayStream found for the rule above.
   if (threads == 1 && machine.one_thread_streaming_bytes > 0 &&
       bytes >= machine.one_thread_streaming_bytes && folded.elem_bytes >= 8 &&
+      machine.vector_bytes >= 64 && regular_strategy() == Strategy::kStagedTiles &&
       RowsDim(folded).n * folded.elem_bytes >= kWideStagedRunBytes &&
-      regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
+      BandWalkStreams(ColsDim(folded).dst_stride)) {
     return {true, StoresReason::kOneThreadWideStaged};
   }
   return {false, StoresReason::kSmallOutput};

@@ -678,6 +678,19 @@ TEST(SplitDriverTest, ColumnsShortOfTheRunLengthAreSharedEvenly) {
     EXPECT_EQ(split.items, 3);
     EXPECT_EQ(LargestShare(528, split.block, 1, 2), 272);
   }
+  // Finer blocks on the output's leading dim are whole partition tiles even where that dim
+  // holds fewer than two (its granule is then not the tile): f32 3626 x 207 keeps 128 + 79
+  // (96-column blocks would share better but end inside the first tile).
+  for (const auto& [shape, elem] : {std::pair{std::vector<int64_t>{3626, 207}, size_t{4}},
+                                    std::pair{std::vector<int64_t>{6281, 151}, size_t{2}}}) {
+    const Problem f = FoldedReversal(shape, elem);
+    const Tile t = ChooseTile(f, ChooseStrategy(f, m, false, 2).strategy, m);
+    const DriverSplit s =
+        SplitDriver(f, t, FindPartitionUnit(f, shape[1], 128), TargetItems(ProblemBytes(f), 2), 2);
+    SCOPED_TRACE(shape[1]);
+    ASSERT_EQ(s.blocked_dim, 0);
+    EXPECT_EQ(s.block % 128, 0);
+  }
   const Problem bf16 = FoldedReversal({7361, 372}, 2);
   const Tile tile = ChooseTile(bf16, ChooseStrategy(bf16, m, false, 2).strategy, m);
   const DriverSplit split =
@@ -903,6 +916,13 @@ TEST(ChooseStreamingTest, OneThreadsWideStagedTilesStreamWhereItsCopiesLeaveTheC
   EXPECT_EQ(stores(in_place, 1), kSmall);
   EXPECT_EQ(stores(ragged, 1), kSmall);  // in place it could not stream
   EXPECT_EQ(stores(few_rows, 1), kSmall);  // the stage writes short runs faster
+  // A contiguous copy folds to no dims: the rule must not ask for its rows.
+  EXPECT_EQ(stores(Folded({4 << 20}, {0}, 1), 1), kSmall);
+  Machine avx2 = m;  // 32-byte vectors: in place ran slower there
+  avx2.vector_bytes = 32;
+  avx2.target = "AVX2";
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2, 1)),
+            kSmall);
   m.one_thread_streaming_bytes = 0;      // regular copies never the slower
   EXPECT_EQ(stores(f64, 1), kSmall);
   m.one_thread_streaming_bytes = 16 << 20;  // not before half the copy's threshold's rule
