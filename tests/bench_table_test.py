@@ -7,18 +7,10 @@ hand-written "## Where the time went" or "## Notes"; hand-written text is kept t
 
 Usage: bench_table_test.py SOURCE_DIR
 """
-import importlib.machinery
-import importlib.util
 import os
 import sys
 
-
-def load(path):
-    loader = importlib.machinery.SourceFileLoader("bench_table", path)
-    spec = importlib.util.spec_from_loader("bench_table", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from script_module import load_script
 
 
 def section(key, body):
@@ -26,7 +18,7 @@ def section(key, body):
 
 
 def main():
-    bt = load(os.path.join(sys.argv[1], "scripts", "bench-table"))
+    bt = load_script(os.path.join(sys.argv[1], "scripts", "bench-table"), "bench_table")
     doc = ("# Permute kernel performance\n\nintro\n\n"
            + section("AMD | suite.txt", "amd suite") + "\n\n"
            + section("Intel | suite.txt", "intel suite") + "\n\nintel notes\n\n"

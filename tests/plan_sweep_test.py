@@ -6,8 +6,6 @@ at 1.50x, and the layouts are reproducible by seed and within the size range ask
 
 Usage: plan_sweep_test.py SOURCE_DIR
 """
-import importlib.machinery
-import importlib.util
 import math
 import os
 import re
@@ -15,6 +13,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+
+from script_module import load_script
 
 STAND_IN = """#!{python}
 import sys
@@ -30,17 +30,9 @@ elif args[0] == "bench":
 """
 
 
-def load(path):
-    loader = importlib.machinery.SourceFileLoader("plan_sweep", path)
-    spec = importlib.util.spec_from_loader("plan_sweep", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
 def main():
     script = os.path.join(sys.argv[1], "scripts", "plan-sweep")
-    sweep = load(script)
+    sweep = load_script(script, "plan_sweep")
     first = sweep.random_layouts(60, 1e6, 4e6, seed=7)
     assert first == sweep.random_layouts(60, 1e6, 4e6, seed=7), "not reproducible by seed"
     assert first != sweep.random_layouts(60, 1e6, 4e6, seed=8), "the seed changes nothing"

@@ -43,6 +43,23 @@ std::string LoopName(const PlanData& d, int k) {
   return fmt::format("n={}", l.n);
 }
 
+// The one-thread rules of the `stores:` line (ChooseStreaming): scattered writes from half
+// the copy's threshold, and staged 8- and 16-byte tiles from where one thread's copies leave
+// its cache when that comes first; "(this one)" marks the rule the plan followed.
+std::string OneThreadStores(const kernels::Machine& m, kernels::StoresReason reason) {
+  const int64_t scattered = kernels::OneThreadStreamingBytes(m);
+  std::string s = fmt::format(", from {} for one thread's tiles and row copies{}", Bytes(scattered),
+                              reason == kernels::StoresReason::kOneThread ? " (this one)" : "");
+  if (m.one_thread_streaming_bytes > 0 && m.one_thread_streaming_bytes < scattered) {
+    s += fmt::format(", from {} for one thread's plans that would stage 8- or 16-byte tiles{}",
+                     Bytes(m.one_thread_streaming_bytes),
+                     reason == kernels::StoresReason::kOneThreadWideStaged
+                         ? " (this one: it walks in place instead)"
+                         : "");
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string Describe(const Plan& plan) {
@@ -293,22 +310,7 @@ std::string Describe(const Plan& plan) {
                                        ? " (this one: it walks in place instead)"
                                        : "")
                      : "",
-        d.threads_hint == 1
-            ? fmt::format(
-                  ", from {} for one thread's tiles and row copies{}{}",
-                  Bytes(kernels::OneThreadStreamingBytes(m)),
-                  d.stores_reason == kernels::StoresReason::kOneThread ? " (this one)" : "",
-                  m.one_thread_streaming_bytes > 0 &&
-                          m.one_thread_streaming_bytes < kernels::OneThreadStreamingBytes(m)
-                      ? fmt::format(", from {} for one thread's plans that would stage "
-                                    "8- or 16-byte tiles{}",
-                                    Bytes(m.one_thread_streaming_bytes),
-                                    d.stores_reason == kernels::StoresReason::kOneThreadWideStaged
-                                        ? " (this one: it walks in place instead)"
-                                        : "")
-                      : "")
-            : "",
-        m.streaming_why);
+        d.threads_hint == 1 ? OneThreadStores(m, d.stores_reason) : "", m.streaming_why);
   }
   s += fmt::format("stores:   {} (output {}; {})\n",
                    d.nest.streaming ? "cache-bypassing (streaming) for whole aligned lines" : "regular",

@@ -71,19 +71,31 @@ double BestGbps(size_t bytes, int reps, const Fn& fn) {
   return static_cast<double>(bytes) / best / 1e9;
 }
 
-StreamingThreshold MeasureThreshold(const Caches& caches, const Buffer& src, const Buffer& dst,
-                                    size_t largest) {
-  StreamingThreshold t;
+// Timed runs of one thread's copy of `size` bytes: small ones more often (they are quicker and
+// noisier).
+int CopyReps(size_t size) { return size <= (size_t{8} << 20) ? 5 : 3; }
+
+double RegularCopyGbps(const Buffer& src, const Buffer& dst, size_t size, int reps) {
+  return BestGbps(size, reps, [&] { std::memcpy(dst.get(), src.get(), size); });
+}
+
+// The kernels' own cache-bypassing copy (kCopy with streaming), as plans that stream run it.
+double StreamedCopyGbps(const Buffer& src, const Buffer& dst, size_t size, int reps) {
   Nest stream;
   stream.strategy = Strategy::kCopy;
   stream.streaming = true;
-  stream.copy_bytes = static_cast<int64_t>(largest);
+  stream.copy_bytes = static_cast<int64_t>(size);
   const RunItemsFn copy = ChooseCopyRun();
-  const double streamed = BestGbps(largest, 3, [&] { copy(stream, src.get(), dst.get(), 0, 1); });
+  return BestGbps(size, reps, [&] { copy(stream, src.get(), dst.get(), 0, 1); });
+}
+
+StreamingThreshold MeasureThreshold(const Caches& caches, const Buffer& src, const Buffer& dst,
+                                    size_t largest) {
+  StreamingThreshold t;
+  const double streamed = StreamedCopyGbps(src, dst, largest, 3);
   std::string measured;
   for (auto size = static_cast<size_t>(2 * caches.l2); size <= largest; size *= 2) {
-    const double regular =
-        BestGbps(size, size <= (size_t{8} << 20) ? 5 : 3, [&] { std::memcpy(dst.get(), src.get(), size); });
+    const double regular = RegularCopyGbps(src, dst, size, CopyReps(size));
     measured += fmt::format("{}{} MiB {:.0f}", measured.empty() ? "" : ", ",
                             static_cast<double>(size) / (1 << 20), regular);
     // Half the regular copy is the slower first (or together with the whole copy).
@@ -116,15 +128,9 @@ StreamingThreshold MeasureThreshold(const Caches& caches, const Buffer& src, con
 // (Zen 5, 1 MiB L2, 32 MiB L3) the regular copy stays ahead to 8 MiB (43 / 43 there).
 int64_t MeasureOneThreadCrossover(const Caches& caches, const Buffer& src, const Buffer& dst,
                                   size_t largest, std::string& measured) {
-  const RunItemsFn copy = ChooseCopyRun();
   for (auto size = static_cast<size_t>(caches.l2); size <= largest; size *= 2) {
-    Nest stream;
-    stream.strategy = Strategy::kCopy;
-    stream.streaming = true;
-    stream.copy_bytes = static_cast<int64_t>(size);
-    const int reps = size <= (size_t{8} << 20) ? 5 : 3;
-    const double regular = BestGbps(size, reps, [&] { std::memcpy(dst.get(), src.get(), size); });
-    const double streamed = BestGbps(size, reps, [&] { copy(stream, src.get(), dst.get(), 0, 1); });
+    const double regular = RegularCopyGbps(src, dst, size, CopyReps(size));
+    const double streamed = StreamedCopyGbps(src, dst, size, CopyReps(size));
     measured += fmt::format("{}{} MiB {:.0f} / {:.0f}", measured.empty() ? "" : ", ",
                             static_cast<double>(size) / (1 << 20), regular, streamed);
     if (regular < streamed) return static_cast<int64_t>(size);

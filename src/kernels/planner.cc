@@ -200,10 +200,9 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming, int threads
                             ? ProblemBytes(p)
                             : ProblemBytes(p) / threads;
   const bool share_in_l2 = share <= m.l2_bytes / 2;
-  const auto aliases = [&](int64_t stride, int64_t lines) {
-    return StrideAliases(stride, share_in_l2 ? (lines + 1) / 2 : lines, m);
-  };
-  if (aliases(cols.dst_stride, tile_cols) || aliases(rows.src_stride, TileRows(e))) {
+  const int64_t bands = share_in_l2 ? 1 : 2;
+  if (StrideAliases(cols.dst_stride, tile_cols, m, bands) ||
+      StrideAliases(rows.src_stride, TileRows(e), m, bands)) {
     return true;
   }
   // Past half the L2 (Machine::prefetch_ahead_bytes) a band walk reads each source row's next
@@ -302,7 +301,7 @@ const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& ma
   return kCandidates[std::size(kCandidates) - 1];  // unreachable: the last always applies
 }
 
-bool StrideAliases(int64_t stride, int64_t lines, const Machine& m) {
+bool StrideAliases(int64_t stride, int64_t lines, const Machine& m, int64_t bands) {
   // Rows that are not line-aligned start at every offset and spread over the sets.
   if (stride <= 0 || stride % kLine != 0) return false;
   const int64_t sets = std::max<int64_t>(1, m.l1d_bytes / (m.l1d_ways * kLine));
@@ -310,7 +309,7 @@ bool StrideAliases(int64_t stride, int64_t lines, const Machine& m) {
   const int64_t distinct = step == 0 ? 1 : sets / std::gcd(step, sets);
   // The lines of one tile and of the next band's (the hardware prefetcher fetches those while
   // the tile runs) must fit the ways of the sets they fall in.
-  return distinct * m.l1d_ways < 2 * lines;
+  return distinct * m.l1d_ways < bands * lines;
 }
 
 int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows,

@@ -37,9 +37,10 @@ std::span<const StrategyCandidate> StrategyCandidates();
 const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& machine,
                                         bool streaming = false, int threads = 0);
 
-// Whether `lines` cache lines `stride` bytes apart, in flight at once, fall in so few L1 sets
-// (stride a multiple of a power of two) that they cannot all stay resident.
-bool StrideAliases(int64_t stride, int64_t lines, const Machine& machine);
+// Whether `lines` cache lines `stride` bytes apart, `bands` times over in flight at once (a
+// tile's and the next band's, which the hardware fetches while it runs), fall in so few L1
+// sets (stride a multiple of a power of two) that they cannot all stay resident.
+bool StrideAliases(int64_t stride, int64_t lines, const Machine& machine, int64_t bands = 2);
 
 // The 2-D plane and how the strategy walks it: rows are the destination-innermost dim,
 // columns the source-innermost dim.
