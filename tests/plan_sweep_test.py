@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """scripts/plan-sweep against two stand-in iotx binaries whose plans and ratios are known:
-the old one stages every layout, the new one walks 8-byte layouts in place; the old one's
-bench answers 0.5 and the new one's 0.75. So exactly the f64 layouts are benchmarked, each
-at 1.50x, and the layouts are reproducible by seed and within the size range asked for.
+the old one stages every layout, the new one walks 8-byte layouts in place, runs 2-byte ones
+on narrower vectors and cuts 1-byte ones by another dim; the old one's bench answers 0.5 and
+the new one's 0.75. So exactly the f64, bf16 and i8 layouts are benchmarked (a strategy, a
+tile and a driver that differ), each at 1.50x, and the layouts are reproducible by seed and
+within the size range asked for.
 
 Usage: plan_sweep_test.py SOURCE_DIR
 """
@@ -23,8 +25,11 @@ dtype = args[args.index("--dtype") + 1]
 if args[0] == "plan":
     wide = {new} and dtype == "f64"
     print("strategy: " + ("tiles" if wide else "staged-tiles") + " (why)")
+    print("tile:     16 x 16 on " + ("32" if {new} and dtype == "bf16" else "64") + "-byte vectors")
     print("stores:   regular (output 1 MiB)")
-    print("          dim 0: n=512 driver in blocks of 256, tile columns")
+    cut = 1 if {new} and dtype == "i8" else 0
+    print(f"          dim {{cut}}: n=512 driver in blocks of 256, tile columns")
+    print("driver:   2 item(s) (why)")
 elif args[0] == "bench":
     print("  ratio           " + ("0.75" if {new} else "0.50") + "  (iotx / memcpy)")
 """
@@ -42,8 +47,10 @@ def main():
         assert 1e6 <= size <= 4e6, (dtype, shape, size)
         order = [int(p) for p in perm.split(",")]
         assert sorted(order) == list(range(len(dims))) and order != sorted(order), perm
-    f64 = sum(1 for layout in first if layout[0] == "f64")
-    assert 0 < f64 < len(first), "every layout of one dtype"
+    changed_dtypes = ("f64", "bf16", "i8")
+    changed = sum(1 for layout in first if layout[0] in changed_dtypes)
+    assert 0 < changed < len(first), "every layout of the changed dtypes"
+    assert all(any(layout[0] == d for layout in first) for d in changed_dtypes), "a dtype missing"
 
     with tempfile.TemporaryDirectory() as tmp:
         binaries = {}
@@ -60,13 +67,14 @@ def main():
             capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         out = done.stdout
-        assert f"{2 * f64} of 120 plans differ" in out, out
+        assert f"{2 * changed} of 120 plans differ" in out, out
         lines = [line for line in out.splitlines() if re.match(r"\s*\d\.\d\d  ", line)]
-        assert len(lines) == 2 * f64, out
-        assert all(line.split()[1] == "f64" and line.split()[0] == "1.50" for line in lines), out
+        assert len(lines) == 2 * changed, out
+        assert all(line.split()[1] in changed_dtypes and line.split()[0] == "1.50"
+                   for line in lines), out
         for t in (1, 2):
-            assert (f"{t} thread(s): {f64} changed, geometric mean new / old 1.500, 0 slower "
-                    f"and {f64} faster") in out, out
+            assert (f"{t} thread(s): {changed} changed, geometric mean new / old 1.500, 0 slower "
+                    f"and {changed} faster") in out, out
 
         bad = subprocess.run([sys.executable, script, "--old", binaries["old"], "--new",
                               binaries["new"], "--min-mb", "4", "--max-mb", "4"],

@@ -134,9 +134,9 @@ RunItemsFn RunForVector(int64_t vector_bytes) {
 #endif
 }
 
-// kTiles and kStagedTiles take the planner's vector (narrow planes use narrower ones); the
-// other strategies the target's widest (the planner asks for no other), which keeps the
-// instantiations per width and target at nine.
+// kTiles, kStagedTiles and the interleaving strategies take the planner's vector (narrow
+// planes use narrower ones); kFusedTiles the target's widest (the planner asks for no other),
+// which keeps the instantiations per width and target at thirteen.
 template <size_t kElem>
 RunItemsFn RunForStrategy(Strategy strategy, int64_t vector_bytes) {
   constexpr int64_t kWidest = 64;  // RunForVector caps it at the target's width
@@ -144,10 +144,11 @@ RunItemsFn RunForStrategy(Strategy strategy, int64_t vector_bytes) {
     case Strategy::kStagedTiles: return RunForVector<Strategy::kStagedTiles, kElem>(vector_bytes);
     case Strategy::kFusedTiles: return RunForVector<Strategy::kFusedTiles, kElem>(kWidest);
     case Strategy::kInterleaveRows:
-      if constexpr (kElem <= 8) return RunForVector<Strategy::kInterleaveRows, kElem>(kWidest);
+      if constexpr (kElem <= 8) return RunForVector<Strategy::kInterleaveRows, kElem>(vector_bytes);
       break;
     case Strategy::kDeinterleaveCols:
-      if constexpr (kElem <= 8) return RunForVector<Strategy::kDeinterleaveCols, kElem>(kWidest);
+      if constexpr (kElem <= 8)
+        return RunForVector<Strategy::kDeinterleaveCols, kElem>(vector_bytes);
       break;
     default: break;
   }

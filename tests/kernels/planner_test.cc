@@ -182,6 +182,27 @@ TEST(ChooseStrategyTest, TriesTheCandidatesInOrder) {
   EXPECT_NE(ChooseStrategy(lone, m).strategy, Strategy::kFusedTiles);
 }
 
+TEST(ChooseTileTest, InterleavingPlanesTakeTheVectorTheirExtentFills) {
+  // The columns interleaved (rows de-interleaved) fill the vector the plane runs on: 64 bytes
+  // where they reach it, narrower ones below, 16 bytes at least (the edge path takes the rest).
+  const Machine m = TestMachine();
+  ASSERT_EQ(m.vector_bytes, 64);
+  const auto vector_of = [&](const Problem& p, Strategy s) {
+    EXPECT_EQ(ChooseStrategy(p, m).strategy, s);
+    return ChooseTile(p, s, m).vector_bytes;
+  };
+  // f32 3 x 21 x 465 x 15 `2,1,3,0`: 3 rows x 15 columns (60 bytes).
+  const Problem narrow = Folded({3, 21, 465, 15}, {2, 1, 3, 0}, 4);
+  EXPECT_EQ(vector_of(narrow, Strategy::kInterleaveRows), 32);
+  EXPECT_EQ(vector_of(Folded({3, 21, 465, 16}, {2, 1, 3, 0}, 4), Strategy::kInterleaveRows), 64);
+  EXPECT_EQ(vector_of(Folded({3, 21, 465, 3}, {2, 1, 3, 0}, 4), Strategy::kInterleaveRows), 16);
+  // bf16 32 x 4 x 64 x 16 x 4 `1,2,0,4,3`: 16 rows (32 bytes) x 4 columns.
+  EXPECT_EQ(vector_of(Folded({32, 4, 64, 16, 4}, {1, 2, 0, 4, 3}, 2), Strategy::kDeinterleaveCols),
+            32);
+  EXPECT_EQ(vector_of(Folded({1000, 3}, {1, 0}, 2), Strategy::kDeinterleaveCols), 64);
+  EXPECT_EQ(vector_of(Folded({100, 7, 3}, {0, 2, 1}, 1), Strategy::kDeinterleaveCols), 16);
+}
+
 TEST(ChooseTileTest, FusionPicksTheSideWithTheMostElementsPerTile) {
   // i8 801x72x387x7 `3,2,0,1` (bench z11): 7 source-innermost columns continued in the source
   // by the 387-dim (stride 7): columns 2709, rows 57672 (not short): columns fused only.

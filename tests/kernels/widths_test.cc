@@ -408,6 +408,24 @@ TEST_P(WidthTest, InterleaveAndDeinterleave) {
   Check({1000, 3}, {1, 0}, "deinterleave-cols");
 }
 
+TEST_P(WidthTest, NarrowInterleavedPlanes) {
+  if (GetParam().width > 8) return;  // 16-byte elements take the tile path
+  // Planes narrower than the target's vector take a narrower one, and the columns (rows) past
+  // their last whole vector one more vector that ends on the last one, over those before:
+  // extents around 16, 32 and 64 bytes of elements, several planes of each.
+  const auto e = static_cast<int64_t>(GetParam().width);
+  for (int64_t n :
+       {16 / e - 1, 16 / e, 16 / e + 1, 32 / e - 1, 32 / e + 1, 64 / e - 1, 64 / e + 3}) {
+    if (n < 2) continue;
+    for (int64_t few : {2, 3, 4}) {
+      // Both strategies could take a plane of 2-4 rows and 2-4 columns: no check of which.
+      Check({5, few, n}, {0, 2, 1}, n > 4 ? "interleave-rows" : "");
+      Check({5, n, few}, {0, 2, 1}, n > 4 ? "deinterleave-cols" : "");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 TEST_P(WidthTest, EdgeShapes) {
   Check({1, 300}, {1, 0});
   Check({300, 1}, {1, 0});
