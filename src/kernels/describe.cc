@@ -102,6 +102,13 @@ std::string Describe(const Plan& plan) {
     case kernels::Strategy::kInterleaveRows:
       s += fmt::format("tile:     {} rows x {} columns interleaved with StoreInterleaved{} on {}-byte vectors\n",
                        n.rows, n.cols, n.rows, n.vector_bytes);
+      if (d.tile.cols2_dim >= 0) {
+        s += fmt::format(
+            "joined:   columns = {} x {} (dim {} continues dim {} in the source): interleaved "
+            "through an L1 buffer, each group of {} columns ({} B) then copied to its place\n",
+            n.cols_inner, n.cols / n.cols_inner, d.tile.cols2_dim, d.tile.cols_dim, n.cols_inner,
+            n.cols_inner * n.rows * e);
+      }
       break;
     case kernels::Strategy::kDeinterleaveCols:
       s += fmt::format("tile:     {} rows x {} columns de-interleaved with LoadInterleaved{} on {}-byte vectors\n",

@@ -77,6 +77,10 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const FusedGeometry fused{nest.rows_inner, ss, nest.src_outer_row_stride,
                             nest.cols_inner, ds, nest.dst_outer_col_stride};
   [[maybe_unused]] std::conditional_t<kStrategy == Strategy::kFusedTiles, FusedTables, char> tables;
+  // kInterleaveRows: the plane's columns span two dims (Tile::cols2_dim), the next group of
+  // them not where the last one ends in the destination.
+  [[maybe_unused]] const bool joined_columns =
+      nest.dst_outer_col_stride != nest.cols_inner * nest.dst_row_stride;
   const int64_t row_shift =
       kStrategy == Strategy::kTiles || kStrategy == Strategy::kDeinterleaveCols
           ? LineRowShift<kElem>(nest, dst)
@@ -101,7 +105,13 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
                                 streaming, &tables);
             }
           } else if constexpr (kStrategy == Strategy::kInterleaveRows) {
-            InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
+            if (joined_columns) {
+              InterleaveJoinedColumns<kElem>(d, s2, ss, t2, r, c,
+                                             static_cast<size_t>(nest.cols_inner),
+                                             nest.dst_outer_col_stride, streaming);
+            } else {
+              InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
+            }
           } else {
             DeinterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
           }

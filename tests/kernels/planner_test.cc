@@ -191,11 +191,24 @@ TEST(ChooseTileTest, InterleavingPlanesTakeTheVectorTheirExtentFills) {
     EXPECT_EQ(ChooseStrategy(p, m).strategy, s);
     return ChooseTile(p, s, m).vector_bytes;
   };
-  // f32 3 x 21 x 465 x 15 `2,1,3,0`: 3 rows x 15 columns (60 bytes).
-  const Problem narrow = Folded({3, 21, 465, 15}, {2, 1, 3, 0}, 4);
-  EXPECT_EQ(vector_of(narrow, Strategy::kInterleaveRows), 32);
-  EXPECT_EQ(vector_of(Folded({3, 21, 465, 16}, {2, 1, 3, 0}, 4), Strategy::kInterleaveRows), 64);
-  EXPECT_EQ(vector_of(Folded({3, 21, 465, 3}, {2, 1, 3, 0}, 4), Strategy::kInterleaveRows), 16);
+  // f32 3 x 15 `1,0`: 3 rows x 15 columns (60 bytes), 3 x 5 (20 bytes), 3 x 16 (64 bytes).
+  EXPECT_EQ(vector_of(Folded({3, 15}, {1, 0}, 4), Strategy::kInterleaveRows), 32);
+  EXPECT_EQ(vector_of(Folded({3, 5}, {1, 0}, 4), Strategy::kInterleaveRows), 16);
+  EXPECT_EQ(vector_of(Folded({3, 16}, {1, 0}, 4), Strategy::kInterleaveRows), 64);
+  // f32 3 x 21 x 465 x 3 `2,1,3,0`: 3 columns (12 bytes, not one vector), continued in the
+  // source by the 465-dim: joined into 1395 columns, which fill the widest vector.
+  for (int64_t cols : {2, 3}) {
+    const Problem joined = Folded({3, 21, 465, cols}, {2, 1, 3, 0}, 4);
+    EXPECT_EQ(vector_of(joined, Strategy::kInterleaveRows), 64);
+    const Tile tile = ChooseTile(joined, Strategy::kInterleaveRows, m);
+    ASSERT_GE(tile.cols2_dim, 0);
+    EXPECT_EQ(joined.dims[static_cast<size_t>(tile.cols2_dim)].n, 465);
+    EXPECT_EQ(joined.dims[static_cast<size_t>(tile.cols2_dim)].src_stride, cols * 4);
+  }
+  // 4 columns fill a 16-byte vector alone: nothing joined.
+  const Problem apart = Folded({3, 21, 465, 4}, {2, 1, 3, 0}, 4);
+  EXPECT_EQ(vector_of(apart, Strategy::kInterleaveRows), 16);
+  EXPECT_LT(ChooseTile(apart, Strategy::kInterleaveRows, m).cols2_dim, 0);
   // bf16 32 x 4 x 64 x 16 x 4 `1,2,0,4,3`: 16 rows (32 bytes) x 4 columns.
   EXPECT_EQ(vector_of(Folded({32, 4, 64, 16, 4}, {1, 2, 0, 4, 3}, 2), Strategy::kDeinterleaveCols),
             32);

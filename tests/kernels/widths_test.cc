@@ -426,6 +426,33 @@ TEST_P(WidthTest, NarrowInterleavedPlanes) {
   }
 }
 
+TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
+  if (GetParam().width > 8) return;  // 16-byte elements take the tile path
+  // [outer, rows, groups, cols] -> [groups, outer, cols, rows]: planes of 2-4 rows x a few
+  // columns, joined by the groups dim (which continues the columns in the source, not in the
+  // destination) into one plane of groups x cols columns; group counts around a vector's lanes
+  // so that whole vectors, the overlapping last one, and planes narrower than a vector all run.
+  const auto e = static_cast<int64_t>(GetParam().width);
+  for (int64_t rows : {2, 3, 4}) {
+    for (int64_t cols : {2, 3, 5, 7}) {
+      for (int64_t groups : {int64_t{3}, 64 / e / cols + 1, 64 / e + 3}) {
+        Check({9, rows, groups, cols}, {2, 0, 3, 1}, "interleave-rows");
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  PlanOptions options;
+  options.max_threads = 1;
+  auto plan = MakePlan(std::vector<int64_t>{2048, 4, 256, 4}, std::vector<int64_t>{2, 0, 3, 1},
+                       GetParam().width, options);
+  ASSERT_TRUE(plan.has_value());
+  const std::string text = iotx::Describe(**plan);
+  if (4 * e < 16 && kernels::ChosenVectorBytes() >= 16) {
+    EXPECT_NE(text.find("joined:   columns = 4 x 256 (dim 0 continues dim 2"), std::string::npos)
+        << text;
+  }
+}
+
 TEST_P(WidthTest, EdgeShapes) {
   Check({1, 300}, {1, 0});
   Check({300, 1}, {1, 0});
