@@ -290,7 +290,10 @@ std::string Describe(const Plan& plan) {
     if (d.split.items > 1 && last != d.split.block) s += fmt::format(" (the last {})", last);
   } else if (!d.split.driver.empty()) {
     s += d.split.dst_prefix ? " (destination-order prefix: each a contiguous output range)"
-                            : " (source-order dims and row blocks: each keeps whole source rows)";
+         : d.split.dst_order
+             ? " (dims in destination order: in source order the threads' shares would be cut "
+               "on a dim whose destination runs are not whole lines, lines both would write)"
+             : " (source-order dims and row blocks: each keeps whole source rows)";
   }
   s += fmt::format("; threads: up to {} (sized for {}), one thread below {}\n",
                    d.options.max_threads > 0 ? fmt::format("{}", d.options.max_threads)

@@ -279,6 +279,9 @@ constexpr int64_t kSharedRunBytes = 4096;
 // Destination bytes a row-copy strip writes in one sequential run per column.
 constexpr int64_t kRowCopyRunBytes = 1024;
 
+// A run of the destination that holds one line two threads' shares both write (SplitDriver):
+// shorter ones make that line more than a 256th of the output.
+constexpr int64_t kSharedLineRunBytes = 256 * kLine;
 // An item below this many bytes costs more in claiming and loop setup than it balances.
 constexpr int64_t kMinItemBytes = 64 * 1024;
 // Items per thread: enough that a thread slowed by a neighbour on this shared machine hands
@@ -692,54 +695,84 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return folded.dims[static_cast<size_t>(a)].src_stride > folded.dims[static_cast<size_t>(b)].src_stride;
   });
-  std::vector<bool> taken(static_cast<size_t>(m), false);
-  // 1. Dims outside a row block in source order: each item still reads whole row blocks.
-  for (int i : order) {
-    const Dim& d = folded.dims[static_cast<size_t>(i)];
-    if (split.items >= target_items) break;
-    if (d.src_stride >= rows.src_stride * tile.row_granule && split.items * d.n <= 4 * target_items) {
-      take_whole(i);
-      taken[static_cast<size_t>(i)] = true;
+  // Steps 1-4 on the dims in `in_order`, into `split`.
+  const auto split_in = [&](const std::vector<int>& in_order) {
+    split = DriverSplit{};
+    std::vector<bool> taken(static_cast<size_t>(m), false);
+    // 1. Dims outside a row block in source order: each item still reads whole row blocks.
+    for (int i : in_order) {
+      const Dim& d = folded.dims[static_cast<size_t>(i)];
+      if (split.items >= target_items) break;
+      if (d.src_stride >= rows.src_stride * tile.row_granule &&
+          split.items * d.n <= 4 * target_items) {
+        take_whole(i);
+        taken[static_cast<size_t>(i)] = true;
+      }
     }
-  }
-  // 2. Blocks of tile rows (a fused side: of its outer dim). Fused rows only after the other
-  // dims (step 3): a block of them halves every plane's destination runs, where whole planes
-  // per item keep them (2 threads, ratio to memcpy, alternating in one process: f32
-  // 48x28x28x28x48 reversed 0.73-0.78 -> 1.12-1.21, f64 16^6 reversed 0.80 -> 1.15-1.39, f32
-  // 16^6 0.67-0.70 -> 0.94-0.96, bf16 32x16^5 0.47-0.58 -> 0.55-0.65; f32 32x64x64x128
-  // reversed 0.94-1.04 -> 0.91-0.96).
-  const bool fused_rows = tile.rows2_dim >= 0;
-  // Where row blocks share their first and last lines (Tile::rows_share_lines), the items'
-  // blocks are each walked alone, with ordinary stores for those lines: only rows long enough
-  // that each thread's block keeps kSharedRunBytes of every destination row are cut here, the
-  // others last (bf16 725x548x125 `2,1,0`, 2 threads: rows in blocks of 320 0.41 of memcpy,
-  // columns in blocks 0.61; i8 801x72x387x7 `3,2,0,1`, 57672 rows: rows 0.69, columns 0.60).
-  const bool rows_late = tile.rows_share_lines &&
-                         rows.n * e < kSharedRunBytes * static_cast<int64_t>(std::max(threads, 1));
-  if (split.items < target_items && !fused_rows && !rows_late && block_as_cut(tile.rows_dim)) {
-    return split;
-  }
-  // 3. The other dims, outermost in source order first.
-  for (int i : order) {
-    if (split.items >= target_items) break;
-    if (taken[static_cast<size_t>(i)]) continue;
-    if (split.items * folded.dims[static_cast<size_t>(i)].n <= 4 * target_items) {
-      take_whole(i);
-    } else {
-      if (block_dim(i, 1, 1)) return split;
-      break;
+    // 2. Blocks of tile rows (a fused side: of its outer dim). Fused rows only after the other
+    // dims (step 3): a block of them halves every plane's destination runs, where whole planes
+    // per item keep them (2 threads, ratio to memcpy, alternating in one process: f32
+    // 48x28x28x28x48 reversed 0.73-0.78 -> 1.12-1.21, f64 16^6 reversed 0.80 -> 1.15-1.39, f32
+    // 16^6 0.67-0.70 -> 0.94-0.96, bf16 32x16^5 0.47-0.58 -> 0.55-0.65; f32 32x64x64x128
+    // reversed 0.94-1.04 -> 0.91-0.96).
+    const bool fused_rows = tile.rows2_dim >= 0;
+    // Where row blocks share their first and last lines (Tile::rows_share_lines), the items'
+    // blocks are each walked alone, with ordinary stores for those lines: only rows long enough
+    // that each thread's block keeps kSharedRunBytes of every destination row are cut here, the
+    // others last (bf16 725x548x125 `2,1,0`, 2 threads: rows in blocks of 320 0.41 of memcpy,
+    // columns in blocks 0.61; i8 801x72x387x7 `3,2,0,1`, 57672 rows: rows 0.69, columns 0.60).
+    const bool rows_late =
+        tile.rows_share_lines &&
+        rows.n * e < kSharedRunBytes * static_cast<int64_t>(std::max(threads, 1));
+    if (split.items < target_items && !fused_rows && !rows_late && block_as_cut(tile.rows_dim)) {
+      return;
     }
-  }
-  // 2, for fused rows: blocks of their outer dim.
-  if (split.items < target_items && fused_rows && block_as_cut(tile.rows2_dim)) return split;
-  // 4. Blocks of columns (a fused side: of its outer dim).
-  if (split.items < target_items &&
-      block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim)) {
-    return split;
-  }
-  // 2, for rows that share lines across blocks: blocks of rows where nothing else was cut.
-  if (split.items < target_items && !fused_rows && rows_late) {
-    block_as_cut(tile.rows_dim);
+    // 3. The other dims, outermost in source order first.
+    for (int i : in_order) {
+      if (split.items >= target_items) break;
+      if (taken[static_cast<size_t>(i)]) continue;
+      if (split.items * folded.dims[static_cast<size_t>(i)].n <= 4 * target_items) {
+        take_whole(i);
+      } else {
+        if (block_dim(i, 1, 1)) return;
+        break;
+      }
+    }
+    // 2, for fused rows: blocks of their outer dim.
+    if (split.items < target_items && fused_rows && block_as_cut(tile.rows2_dim)) return;
+    // 4. Blocks of columns (a fused side: of its outer dim).
+    if (split.items < target_items &&
+        block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim)) {
+      return;
+    }
+    // 2, for rows that share lines across blocks: blocks of rows where nothing else was cut.
+    if (split.items < target_items && !fused_rows && rows_late) {
+      block_as_cut(tile.rows_dim);
+    }
+  };
+  split_in(order);
+  // The threads' shares are cut on the first driver dim. Where one of these is first and its
+  // destination stride is not a whole number of lines, each run of the destination it spans
+  // holds a line both threads write, which moves between their caches on every call. Where
+  // those runs are short (that line more than a 256th of the output), the dims go in
+  // destination order, so that the shares fall where the destination is farthest apart. f64
+  // 15x11x13x2x26x5 `4,2,5,0,3,1` (bench z04), 2 threads: cut on a dim 176 B apart in the
+  // destination (runs of 2640 B), 0.45 of memcpy; on one 13200 B apart, 0.62. Longer runs
+  // keep source order: their shared lines cost less than the source order gains (f64
+  // 38x96x2x30x7 `2,1,4,3,0`, runs of 6 MB, 0.87 -> 0.62 in destination order; i8
+  // 3372x41x6x14 `1,0,3,2`, 283 KB, 0.13 -> 0.07).
+  const int first = split.whole.empty() ? split.blocked_dim : split.whole.front();
+  if (threads > 1 && first >= 0 && !is_tile(first) &&
+      folded.dims[static_cast<size_t>(first)].dst_stride % kLine != 0 &&
+      folded.dims[static_cast<size_t>(first)].n *
+              folded.dims[static_cast<size_t>(first)].dst_stride <
+          kSharedLineRunBytes) {
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return folded.dims[static_cast<size_t>(a)].dst_stride >
+             folded.dims[static_cast<size_t>(b)].dst_stride;
+    });
+    split_in(order);
+    split.dst_order = true;
   }
   return split;
 }

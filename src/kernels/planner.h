@@ -119,6 +119,9 @@ struct DriverSplit {
   int64_t block = 0;
   int64_t items = 1;
   bool dst_prefix = false;      // items are contiguous destination ranges in order
+  // The dims were taken in destination order: in source order the threads' shares would have
+  // been cut on a dim whose destination stride is not a whole number of lines (SplitDriver).
+  bool dst_order = false;
   // Items per claim so that every claim ends on a partition-tile boundary (0: not possible).
   int64_t align_items = 0;
 };

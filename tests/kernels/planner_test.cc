@@ -277,6 +277,33 @@ TEST(SplitDriverTest, RowsThatShareLinesAcrossBlocksAreCutLast) {
             long_tile.rows_dim);
 }
 
+TEST(SplitDriverTest, SharesAreNotCutWhereShortDestinationRunsShareALine) {
+  // f64 15x11x13x2x26x5 `4,2,5,0,3,1` (bench z04): in source order the threads' shares fall on
+  // the 15-dim, 176 B apart in the destination: every 2640 B run of the output holds a line
+  // both threads write. The dims go in destination order instead: the 13-dim (13200 B apart)
+  // is cut first. One thread's plan, and runs of a 256th of the output or longer, keep
+  // source order.
+  const Machine m = TestMachine();
+  const Problem z04 = Folded({15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  const Strategy strategy = ChooseStrategy(z04, m, false, 2).strategy;
+  const Tile tile = ChooseTile(z04, strategy, m, false);
+  const DriverSplit split = SplitDriver(z04, tile, PartitionUnit{}, 32, 2);
+  ASSERT_GE(split.driver.size(), 1u);
+  EXPECT_TRUE(split.dst_order);
+  EXPECT_EQ(split.driver.front().dst_stride, 13200);
+  const DriverSplit by_source = SplitDriver(z04, tile, PartitionUnit{}, 32, 1);
+  EXPECT_FALSE(by_source.dst_order);
+  // f64 38x96x2x30x7 `2,1,4,3,0`: cut on the 96-dim, 63840 B apart (not whole lines) in runs
+  // of 6 MB: source order.
+  const Problem long_runs = Folded({38, 96, 2, 30, 7}, {2, 1, 4, 3, 0}, 8);
+  const Strategy long_strategy = ChooseStrategy(long_runs, m, false, 2).strategy;
+  const DriverSplit long_split = SplitDriver(
+      long_runs, ChooseTile(long_runs, long_strategy, m, false), PartitionUnit{}, 32, 2);
+  ASSERT_GE(long_split.driver.size(), 1u);
+  EXPECT_FALSE(long_split.dst_order);
+  EXPECT_EQ(long_split.driver.front().dst_stride, 63840);
+}
+
 TEST(SplitDriverTest, FusedPlanesAreCutOnPartitionTilesToo) {
   // f32 256^3 reversed: the output's dim 0 (256 rows, two partition tiles of 128) is the
   // plane's column dim, its rows are fused. Cutting those columns keeps every item a
