@@ -4,7 +4,7 @@ the old one stages every layout, the new one walks 8-byte layouts in place, runs
 on narrower vectors and cuts 1-byte ones by another dim; the old one's bench answers 0.5 and
 the new one's 0.75. So exactly the f64, bf16 and i8 layouts are benchmarked (a strategy, a
 tile and a driver that differ), each at 1.50x, and the layouts are reproducible by seed and
-within the size range asked for.
+within the size range asked for; --survey benchmarks every layout with one of them.
 
 Usage: plan_sweep_test.py SOURCE_DIR
 """
@@ -75,6 +75,30 @@ def main():
         for t in (1, 2):
             assert (f"{t} thread(s): {changed} changed, geometric mean new / old 1.500, 0 slower "
                     f"and {changed} faster") in out, out
+
+        # --survey: every layout with one build, worst first, with its strategy.
+        for name, value, below, how in (("old", "0.50", 60, "staged-tiles"),
+                                        ("new", "0.75", 0, None)):
+            done = subprocess.run(
+                [sys.executable, script, "--survey", binaries[name], "--count", "60",
+                 "--min-mb", "1", "--max-mb", "4", "--seed", "7", "--threads", "1,2",
+                 "--reps", "1"],
+                capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            out = done.stdout
+            rows = [line for line in out.splitlines() if re.match(r"\s*\d\.\d\d  ", line)]
+            assert len(rows) == 120 and all(row.split()[0] == value for row in rows), out
+            if how:
+                assert all(row.split()[-1] == how for row in rows), out
+            else:  # the new stand-in walks f64 in place and stages the rest
+                assert {row.split()[-1] for row in rows} == {"tiles", "staged-tiles"}, out
+            for t in (1, 2):
+                assert (f"{t} thread(s): 60 layouts, geometric mean {value}0, {below} below "
+                        f"0.6, minimum {value}") in out, out
+        for argv in (["--survey", binaries["new"], "--old", binaries["old"], "--new",
+                      binaries["new"]], ["--old", binaries["old"]], []):
+            wrong = subprocess.run([sys.executable, script] + argv, capture_output=True, text=True)
+            assert wrong.returncode == 2 and "--survey" in wrong.stderr, wrong.stderr
 
         bad = subprocess.run([sys.executable, script, "--old", binaries["old"], "--new",
                               binaries["new"], "--min-mb", "4", "--max-mb", "4"],
