@@ -25,18 +25,25 @@ TEST(PlanCliTest, PrintsTheFoldedProblemKernelTileThreadingAndSbuf) {
   }
 }
 
-// `iotx plan` for `shape` (f32, transposed) with its streaming calibration kept in `cache_dir`.
-ProcessResult PlanWithCache(const std::string& cache_dir, const std::string& shape) {
+// `iotx plan` for `shape` (`dtype`, transposed; `threads` 0: the default) with its streaming
+// calibration kept in `cache_dir`.
+ProcessResult PlanWithCache(const std::string& cache_dir, const std::string& shape,
+                            const std::string& dtype = "f32", int threads = 0) {
   std::vector<std::string> argv = {"env", "IOTX_CACHE_DIR=" + cache_dir};
-  for (std::string& arg :
-       ToolArgv({"plan", "--dtype", "f32", "--shape", shape, "--transpose", "1,0"})) {
-    argv.push_back(std::move(arg));
+  std::vector<std::string> plan = {"plan", "--dtype",     dtype, "--shape",
+                                   shape,  "--transpose", "1,0"};
+  if (threads > 0) {
+    plan.push_back("--threads");
+    plan.push_back(std::to_string(threads));
   }
+  for (std::string& arg : ToolArgv(plan)) argv.push_back(std::move(arg));
   return RunProcess(argv);
 }
 
-// Rewrites the thresholds of the one calibration file in `cache_dir`, keeping its signature.
-void SetThresholds(const std::string& cache_dir, int64_t bytes, int64_t staged_bytes) {
+// Rewrites the thresholds of the one calibration file in `cache_dir`, keeping its signature
+// (one_thread_bytes too where it is given).
+void SetThresholds(const std::string& cache_dir, int64_t bytes, int64_t staged_bytes,
+                   int64_t one_thread_bytes = -1) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(cache_dir))
     files.push_back(entry.path());
@@ -46,6 +53,9 @@ void SetThresholds(const std::string& cache_dir, int64_t bytes, int64_t staged_b
   while (std::getline(in, line)) {
     if (line.starts_with("bytes ")) line = "bytes " + std::to_string(bytes);
     if (line.starts_with("staged_bytes ")) line = "staged_bytes " + std::to_string(staged_bytes);
+    if (line.starts_with("one_thread_bytes ") && one_thread_bytes >= 0) {
+      line = "one_thread_bytes " + std::to_string(one_thread_bytes);
+    }
     text += line + "\n";
   }
   in.close();
@@ -66,7 +76,7 @@ TEST(PlanCliTest, StoresLineNamesWhyThePlanStreams) {
   const bool wide = machine_line.find(", 64-byte vectors") != std::string::npos;
   constexpr int64_t kNever = int64_t{1} << 40;
   constexpr int64_t kTwoMiB = int64_t{2} << 20;
-  const char* kInPlace = "(this one: it walks in place instead)";
+  const char* kInPlace = "2- or 4-byte tiles on 64-byte vectors (this one: it walks in place";
 
   // The staged threshold alone: the rule's tiles (4-byte on 64-byte vectors) stream in place,
   // narrower vectors keep the staged walk.
@@ -92,6 +102,52 @@ TEST(PlanCliTest, StoresLineNamesWhyThePlanStreams) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stores:   regular"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("strategy: staged-tiles"), std::string::npos) << r.out;
+}
+
+// One thread's staged 8-byte tiles stream in place from where its copies leave the cache
+// (one_thread_bytes), and the stores line says that rule decided.
+TEST(PlanCliTest, StoresLineNamesOneThreadsWideTileRule) {
+  TempDir cache;
+  const std::string shape = "2048,2048";  // f64, 32 MiB, rows 16 KiB apart: staged regularly
+  const ProcessResult first = PlanWithCache(cache.path(), shape, "f64", 1);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  if (first.out.find(", 64-byte vectors") == std::string::npos) {
+    GTEST_SKIP() << "the rule is for 64-byte vectors:\n" << first.out;
+  }
+  constexpr int64_t kNever = int64_t{1} << 40;
+  const char* kRule =
+      "for one thread's plans that would stage 8- or 16-byte tiles (this one: it walks in place "
+      "instead)";
+  SetThresholds(cache.path(), kNever, kNever, int64_t{2} << 20);
+  ProcessResult r = PlanWithCache(cache.path(), shape, "f64", 1);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(kRule), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stores:   cache-bypassing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy: tiles"), std::string::npos) << r.out;
+  // Two threads: the one-thread rules are not asked, the tiles stay staged.
+  r = PlanWithCache(cache.path(), shape, "f64", 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("for one thread's"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy: staged-tiles"), std::string::npos) << r.out;
+  // Never: staged, ordinary stores, and the rule is not named.
+  SetThresholds(cache.path(), kNever, kNever, 0);
+  r = PlanWithCache(cache.path(), shape, "f64", 1);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("8- or 16-byte tiles"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stores:   regular"), std::string::npos) << r.out;
+}
+
+// Outputs too small for the calibration to be asked say so, for one thread and for several.
+TEST(PlanCliTest, StoresLineOfOutputsBelowTheL2) {
+  TempDir cache;
+  ProcessResult r = PlanWithCache(cache.path(), "64,64", "f32", 1);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("automatic; below the L2 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(") one thread's stores stay regular"), std::string::npos) << r.out;
+  r = PlanWithCache(cache.path(), "64,64", "f32", 2);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("automatic; below twice the L2 ("), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::is_empty(cache.path())) << "calibrated for a 16 KiB output";
 }
 
 TEST(PlanCliTest, ShapeAloneIsTheShapeAfterReshape) {
