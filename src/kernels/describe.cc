@@ -100,14 +100,22 @@ std::string Describe(const Plan& plan) {
                        n.row_block, e, n.cols, n.row_block * e);
       break;
     case kernels::Strategy::kInterleaveRows:
-      s += fmt::format("tile:     {} rows x {} columns interleaved with StoreInterleaved{} on {}-byte vectors\n",
-                       n.rows, n.cols, n.rows, n.vector_bytes);
+      s += fmt::format(
+          "tile:     {} rows x {} columns interleaved with StoreInterleaved{} on {}-byte vectors\n",
+          n.rows_inner, n.cols, n.rows_inner, n.vector_bytes);
       if (d.tile.cols2_dim >= 0) {
         s += fmt::format(
             "joined:   columns = {} x {} (dim {} continues dim {} in the source): interleaved "
-            "through an L1 buffer, each group of {} columns ({} B) then copied to its place\n",
+            "through an L1 buffer, each group of {} columns ({} B) then copied to its place",
             n.cols_inner, n.cols / n.cols_inner, d.tile.cols2_dim, d.tile.cols_dim, n.cols_inner,
-            n.cols_inner * n.rows * e);
+            n.cols_inner * n.rows_inner * e);
+        if (d.tile.rows2_dim >= 0) {
+          s += fmt::format(
+              "; dim {} (n={}) continues each group in the destination and is walked "
+              "in the plane, so that a group's pieces leave as one run",
+              d.tile.rows2_dim, n.rows / n.rows_inner);
+        }
+        s += "\n";
       }
       break;
     case kernels::Strategy::kDeinterleaveCols:

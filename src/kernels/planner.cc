@@ -409,6 +409,20 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
         break;
       }
     }
+    // And the dim that continues each group of them in the destination, if one does, is walked
+    // inside the plane, so that a group's pieces leave one after the other (i8 2048x4x256x4: the
+    // 2048-dim, 16 B apart, as many pieces of 16 B per group as the buffer holds): one piece
+    // per group and plane, each its own line 32 KiB from the next, ran at 0.23 / 0.20 of memcpy
+    // on 1 / 2 threads, a group's pieces as runs 0.54 / 0.52 (i8 2000x4x250x4 0.32 / 0.22 ->
+    // 0.53 / 0.51, bf16 64x3x512x2 `2,0,3,1` 0.10 / 0.08 -> 0.25 / 0.19).
+    for (int i = 0; tile.cols2_dim >= 0 && i < static_cast<int>(folded.dims.size()); ++i) {
+      const Dim& d = folded.dims[static_cast<size_t>(i)];
+      if (i != tile.rows_dim && i != tile.cols_dim && i != tile.cols2_dim &&
+          d.dst_stride == cols.n * rows.n * e) {
+        tile.rows2_dim = i;
+        break;
+      }
+    }
   }
   tile.vector_bytes =
       strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles

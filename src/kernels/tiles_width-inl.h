@@ -106,9 +106,10 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
             }
           } else if constexpr (kStrategy == Strategy::kInterleaveRows) {
             if (joined_columns) {
-              InterleaveJoinedColumns<kElem>(d, s2, ss, t2, r, c,
-                                             static_cast<size_t>(nest.cols_inner),
-                                             nest.dst_outer_col_stride, streaming);
+              const auto rows_inner = static_cast<size_t>(nest.rows_inner);
+              InterleaveJoinedColumns<kElem>(
+                  d, s2, ss, nest.src_outer_row_stride, t2, rows_inner, r / rows_inner, c,
+                  static_cast<size_t>(nest.cols_inner), nest.dst_outer_col_stride, streaming);
             } else {
               InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
             }

@@ -430,8 +430,9 @@ TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
   if (GetParam().width > 8) return;  // 16-byte elements take the tile path
   // [outer, rows, groups, cols] -> [groups, outer, cols, rows]: planes of 2-4 rows x a few
   // columns, joined by the groups dim (which continues the columns in the source, not in the
-  // destination) into one plane of groups x cols columns; group counts around a vector's lanes
-  // so that whole vectors, the overlapping last one, and planes narrower than a vector all run.
+  // destination) into one plane of groups x cols columns, the outer dim (which continues each
+  // group in the destination) walked in it; group counts around a vector's lanes so that whole
+  // vectors, the overlapping last one, and planes narrower than a vector all run.
   const auto e = static_cast<int64_t>(GetParam().width);
   for (int64_t rows : {2, 3, 4}) {
     for (int64_t cols : {2, 3, 5, 7}) {
@@ -441,6 +442,9 @@ TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
       }
     }
   }
+  // The outer dim continues each group in the destination and is walked in the plane: more of
+  // its blocks than one L1 buffer holds (up to 16 KiB of them per chunk of columns).
+  Check({700, 2, 64 / e + 5, 2}, {2, 0, 3, 1}, "interleave-rows");
   PlanOptions options;
   options.max_threads = 1;
   auto plan = MakePlan(std::vector<int64_t>{2048, 4, 256, 4}, std::vector<int64_t>{2, 0, 3, 1},
