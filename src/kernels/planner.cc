@@ -372,6 +372,44 @@ int64_t GroupedBands(int64_t elem_bytes, int64_t tile_rows, int64_t strip_rows,
                                        kGroupedBlockBytes / (strip_rows * vector_bytes)));
 }
 
+namespace {
+
+// An interleave-rows plane whose columns fill no vector (under 16 bytes) is joined by the
+// dim that continues its columns in the source, if one does (InterleaveJoinedColumns): i8
+// 2048x4x256x4 `2,0,3,1`, planes of 4 x 4 bytes, became 4 x 1024 (1 thread, ratio to memcpy:
+// 0.02 -> 0.26; f32 3x21x465x3 `2,1,3,0` 0.04 -> 0.25). Columns that fill a vector stay apart:
+// the joined plane goes through a buffer (f32 3x21x465x15, 60 B of columns, on 32-byte vectors
+// 0.70, joined 0.67). The dim that continues each group of columns in the destination, if one
+// does, is then walked inside the plane (Tile::rows2_dim), so that a group's pieces leave one
+// after the other (i8 2048x4x256x4: the 2048-dim, 16 B apart): one piece per group and plane,
+// each its own line 32 KiB from the next, ran at 0.23 / 0.20 of memcpy on 1 / 2 threads, a
+// group's pieces as runs 0.54 / 0.52 (i8 2000x4x250x4 0.32 / 0.22 -> 0.53 / 0.51, bf16
+// 64x3x512x2 `2,0,3,1` 0.10 / 0.08 -> 0.25 / 0.19). Returns the plane's columns.
+int64_t JoinNarrowColumns(const Problem& folded, const Machine& machine, Tile& tile) {
+  const int64_t e = folded.elem_bytes;
+  const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
+  const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
+  if (cols.n * e >= 16 || machine.vector_bytes < 16) return cols.n;
+  const auto other = [&](int i) { return i != tile.rows_dim && i != tile.cols_dim; };
+  for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
+    if (other(i) && folded.dims[static_cast<size_t>(i)].src_stride == cols.n * e) {
+      tile.cols2_dim = i;
+      break;
+    }
+  }
+  if (tile.cols2_dim < 0) return cols.n;
+  for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
+    if (other(i) && i != tile.cols2_dim &&
+        folded.dims[static_cast<size_t>(i)].dst_stride == cols.n * rows.n * e) {
+      tile.rows2_dim = i;
+      break;
+    }
+  }
+  return cols.n * folded.dims[static_cast<size_t>(tile.cols2_dim)].n;
+}
+
+}  // namespace
+
 Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine, bool streaming) {
   Tile tile;
   if (strategy == Strategy::kCopy || folded.dims.empty()) return tile;
@@ -389,41 +427,14 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
     return tile;
   }
   tile.row_block = rows.n;
+  // Interleave-rows planes too narrow for any vector are joined with their neighbours first.
+  const int64_t interleaved_cols =
+      strategy == Strategy::kInterleaveRows ? JoinNarrowColumns(folded, machine, tile) : cols.n;
   // The band walks pick a narrower vector for narrow planes, and so do the interleaving ones
   // for the extent their vectors run along (columns interleaved, rows de-interleaved): on
   // 64-byte vectors, f32 planes of 3 rows x 15 columns and bf16 ones of 16 rows x 4 columns
   // had not one whole vector and ran entirely through the edge path (0.42 and 0.11 of memcpy).
   // The fused strategy uses the target's widest (tiles_width-inl.h compiles it for that alone).
-  int64_t interleaved_cols = cols.n;
-  if (strategy == Strategy::kInterleaveRows && cols.n * e < 16 && machine.vector_bytes >= 16) {
-    // Columns too few for any vector are joined by the dim that continues them in the source,
-    // if one does (InterleaveJoinedColumns): i8 2048x4x256x4 `2,0,3,1`, planes of 4 x 4 bytes,
-    // became 4 x 1024 (1 thread, ratio to memcpy: 0.02 -> 0.26; f32 3x21x465x3 `2,1,3,0` 0.04
-    // -> 0.25). Columns that fill a vector stay apart: the joined plane goes through a buffer
-    // (f32 3x21x465x15, 60 B of columns, on 32-byte vectors 0.70, joined 0.67).
-    for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
-      const Dim& d = folded.dims[static_cast<size_t>(i)];
-      if (i != tile.rows_dim && i != tile.cols_dim && d.src_stride == cols.n * e) {
-        tile.cols2_dim = i;
-        interleaved_cols = cols.n * d.n;
-        break;
-      }
-    }
-    // And the dim that continues each group of them in the destination, if one does, is walked
-    // inside the plane, so that a group's pieces leave one after the other (i8 2048x4x256x4: the
-    // 2048-dim, 16 B apart, as many pieces of 16 B per group as the buffer holds): one piece
-    // per group and plane, each its own line 32 KiB from the next, ran at 0.23 / 0.20 of memcpy
-    // on 1 / 2 threads, a group's pieces as runs 0.54 / 0.52 (i8 2000x4x250x4 0.32 / 0.22 ->
-    // 0.53 / 0.51, bf16 64x3x512x2 `2,0,3,1` 0.10 / 0.08 -> 0.25 / 0.19).
-    for (int i = 0; tile.cols2_dim >= 0 && i < static_cast<int>(folded.dims.size()); ++i) {
-      const Dim& d = folded.dims[static_cast<size_t>(i)];
-      if (i != tile.rows_dim && i != tile.cols_dim && i != tile.cols2_dim &&
-          d.dst_stride == cols.n * rows.n * e) {
-        tile.rows2_dim = i;
-        break;
-      }
-    }
-  }
   tile.vector_bytes =
       strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles
           ? BandVectorBytes(cols.n * e, machine)
