@@ -121,6 +121,14 @@ std::string Describe(const Plan& plan) {
     case kernels::Strategy::kDeinterleaveCols:
       s += fmt::format("tile:     {} rows x {} columns de-interleaved with LoadInterleaved{} on {}-byte vectors\n",
                        n.rows, n.cols, n.cols, n.vector_bytes);
+      if (d.tile.rows2_dim >= 0) {
+        s += fmt::format(
+            "joined:   rows = {} x {} (dim {} continues dim {} in the source): de-interleaved "
+            "through an L1 buffer, each block's {} rows of a column ({} B) then copied to its "
+            "place\n",
+            n.rows_inner, n.rows / n.rows_inner, d.tile.rows2_dim, d.tile.rows_dim, n.rows_inner,
+            n.rows_inner * e);
+      }
       break;
     case kernels::Strategy::kTiles:
     case kernels::Strategy::kFusedTiles:

@@ -32,6 +32,14 @@ HWY_INLINE void DeinterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* ds
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
+HWY_INLINE void DeinterleaveJoinedRows(D, const uint8_t* src, uint8_t* dst, int64_t ds, size_t rows,
+                                       size_t blocks, size_t cols, int64_t dst_block_stride, bool) {
+  for (size_t b = 0; b < blocks; ++b) {
+    ScalarPlane<kElem>(src + b * rows * cols * kElem, static_cast<int64_t>(cols * kElem),
+                       dst + static_cast<int64_t>(b) * dst_block_stride, ds, rows, cols);
+  }
+}
+template <size_t kElem, class D>
 HWY_INLINE void InterleaveJoinedColumns(D, const uint8_t* src, int64_t ss, int64_t src_block_stride,
                                         uint8_t* dst, size_t rows, size_t blocks, size_t cols,
                                         size_t cols_inner, int64_t dst_outer_col_stride, bool) {
@@ -228,6 +236,84 @@ HWY_NOINLINE void InterleaveJoinedColumns(D d, const uint8_t* HWY_RESTRICT src,
             CopyBytes(in + b * chunk_bytes, out + b * group_bytes, group_bytes);
           }
         }
+      }
+    }
+  }
+}
+
+// Strategy::kDeinterleaveCols on a plane whose rows span two dims: `blocks` blocks of
+// `rows` rows, one run of the source (each row `cols` elements), block b's rows of column c
+// going to dst + b * dst_block_stride + c * dst_row_stride (Tile::rows2_dim: rows too few for
+// a vector, joined by the dim that continues them in the source). Chunks of whole blocks and
+// at least a vector of rows are de-interleaved into an L1 buffer, a column's rows after each
+// other (a last chunk short of a vector as the vector that ends on the last row), then each
+// block's rows of each column leave for their place.
+template <size_t kElem, class D>
+HWY_NOINLINE void DeinterleaveJoinedRows(D d, const uint8_t* HWY_RESTRICT src,
+                                         uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
+                                         size_t rows, size_t blocks, size_t cols,
+                                         int64_t dst_block_stride, bool streaming) {
+  const size_t lanes = hn::Lanes(d);
+  const size_t total = rows * blocks;
+  const size_t block_bytes = rows * kElem;  // one block's rows of one column
+  const size_t src_row_bytes = cols * kElem;
+  if (total < lanes) {  // not one vector: each block through the edge path
+    for (size_t b = 0; b < blocks; ++b) {
+      PlaneEdges<kElem>(d, src + b * rows * src_row_bytes, static_cast<int64_t>(src_row_bytes),
+                        dst + static_cast<int64_t>(b) * dst_block_stride, dst_row_stride, rows,
+                        cols, 0, 0);
+    }
+    return;
+  }
+  constexpr size_t kBufBytes = 8192;
+  alignas(64) uint8_t buf[kBufBytes];
+  // With cache-bypassing stores, where the blocks' columns and the blocks follow each other in
+  // the destination, a chunk's output is assembled here and streamed; elsewhere each block's
+  // column (under 16 bytes) goes with an ordinary store.
+  const bool dense = streaming && dst_row_stride == static_cast<int64_t>(block_bytes) &&
+                     dst_block_stride == static_cast<int64_t>(cols * block_bytes);
+  alignas(64) uint8_t run[kBufBytes];
+  // Chunks of whole blocks, at least a vector and at most the buffer's rows.
+  const size_t per_chunk = std::max((lanes + rows - 1) / rows, kBufBytes / (cols * block_bytes));
+  for (size_t b0 = 0; b0 < blocks; b0 += per_chunk) {
+    const size_t nb = std::min(per_chunk, blocks - b0);
+    const size_t n = nb * rows;
+    const size_t first = b0 * rows;
+    const size_t at = n >= lanes ? first : total - lanes;  // the rows de-interleaved from
+    const size_t span = std::max(n, lanes);
+    uint8_t* const col0 = buf;  // column c's rows [at, at + span) at buf + c * span * kElem
+    const auto to = [&](size_t c, size_t r) { return col0 + (c * span + r) * kElem; };
+    hn::VFromD<D> v[4];
+    const auto one = [&](size_t r) {  // rows [r, r + lanes) of the source, r from `at`
+      const auto* p = reinterpret_cast<const hn::TFromD<D>*>(src + (at + r) * src_row_bytes);
+      if (cols == 2) {
+        hn::LoadInterleaved2(d, p, v[0], v[1]);
+      } else if (cols == 3) {
+        hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
+      } else {
+        hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
+      }
+      for (size_t c = 0; c < cols; ++c) {
+        hn::StoreU(v[c], d, reinterpret_cast<hn::TFromD<D>*>(to(c, r)));
+      }
+    };
+    size_t r = 0;
+    for (; r + lanes <= span; r += lanes) one(r);
+    if (r < span) one(span - lanes);
+    if (dense) {  // the chunk's destination is one run: assembled, then streamed
+      for (size_t b = 0; b < nb; ++b) {
+        for (size_t c = 0; c < cols; ++c) {
+          CopyBytes(to(c, first - at + b * rows), run + (b * cols + c) * block_bytes, block_bytes);
+        }
+      }
+      StreamBytes(run, dst + static_cast<int64_t>(b0) * dst_block_stride, nb * cols * block_bytes);
+      continue;
+    }
+    for (size_t b = 0; b < nb; ++b) {
+      uint8_t* out = dst + static_cast<int64_t>(b0 + b) * dst_block_stride;
+      for (size_t c = 0; c < cols; ++c) {
+        CopyBytes(to(c, first - at + b * rows), out + static_cast<int64_t>(c) * dst_row_stride,
+                  block_bytes);
       }
     }
   }

@@ -91,6 +91,9 @@ struct Nest {
   // apart), consecutive in the source.
   int64_t rows_inner = 1;
   int64_t src_outer_row_stride = 0;
+  // kDeinterleaveCols with rows joined (Tile::rows2_dim): where each block of rows_inner rows
+  // goes in the destination (its rows follow each other in the source).
+  int64_t dst_outer_row_stride = 0;
   int64_t cols_inner = 1;
   int64_t dst_outer_col_stride = 0;
   // kFusedTiles with cache-bypassing stores, planes whose destination runs are not whole

@@ -45,8 +45,10 @@ template <size_t kElem>
 int64_t LineRowShift(const Nest& nest, const uint8_t* dst) {
   constexpr int64_t kLineRows = static_cast<int64_t>(kLineBytes / kElem);
   const auto lead = static_cast<int64_t>(ElementsToLine<kElem>(dst));
+  // Not for rows joined across a dim (Nest::rows_inner < rows): a shift would cut their blocks.
   if (!nest.streaming || nest.blocked != Blocked::kRows || lead == 0 ||
-      nest.block % kLineRows != 0 || nest.dst_row_stride % kLineBytes != 0) {
+      nest.rows_inner != nest.rows || nest.block % kLineRows != 0 ||
+      nest.dst_row_stride % kLineBytes != 0) {
     return 0;
   }
   const auto lines_apart = [](const LoopDim& l) { return l.dst_stride % kLineBytes == 0; };
@@ -113,6 +115,10 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
             } else {
               InterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
             }
+          } else if (nest.dst_outer_row_stride != 0) {  // rows joined (Tile::rows2_dim)
+            const auto rows_inner = static_cast<size_t>(nest.rows_inner);
+            DeinterleaveJoinedRows<kElem>(d, s2, t2, ds, rows_inner, r / rows_inner, c,
+                                          nest.dst_outer_row_stride, streaming);
           } else {
             DeinterleavePlane<kElem>(d, s2, ss, t2, ds, r, c, streaming);
           }

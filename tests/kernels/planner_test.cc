@@ -213,7 +213,14 @@ TEST(ChooseTileTest, InterleavingPlanesTakeTheVectorTheirExtentFills) {
   EXPECT_EQ(vector_of(Folded({32, 4, 64, 16, 4}, {1, 2, 0, 4, 3}, 2), Strategy::kDeinterleaveCols),
             32);
   EXPECT_EQ(vector_of(Folded({1000, 3}, {1, 0}, 2), Strategy::kDeinterleaveCols), 64);
-  EXPECT_EQ(vector_of(Folded({100, 7, 3}, {0, 2, 1}, 1), Strategy::kDeinterleaveCols), 16);
+  EXPECT_EQ(vector_of(Folded({7, 3}, {1, 0}, 1), Strategy::kDeinterleaveCols), 16);
+  // i8 100 x 7 x 3 `0,2,1`: 7 rows (7 bytes), continued in the source by the 100-dim (21 B
+  // apart): joined into 700 rows, which fill the widest vector.
+  const Problem rows_joined = Folded({100, 7, 3}, {0, 2, 1}, 1);
+  EXPECT_EQ(vector_of(rows_joined, Strategy::kDeinterleaveCols), 64);
+  const Tile rows_tile = ChooseTile(rows_joined, Strategy::kDeinterleaveCols, m);
+  ASSERT_GE(rows_tile.rows2_dim, 0);
+  EXPECT_EQ(rows_joined.dims[static_cast<size_t>(rows_tile.rows2_dim)].n, 100);
 }
 
 TEST(ChooseTileTest, FusionPicksTheSideWithTheMostElementsPerTile) {

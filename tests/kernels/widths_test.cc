@@ -457,6 +457,35 @@ TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
   }
 }
 
+TEST_P(WidthTest, DeinterleavedRowsJoinedAcrossADim) {
+  if (GetParam().width > 8) return;  // 16-byte elements take the tile path
+  // [outer, rows, cols] -> [outer, cols, rows] with rows too few for a vector: joined by the
+  // outer dim (one run of the source); [b, a, rows, cols] -> [a, b, cols, rows]: joined by b,
+  // whose blocks are not consecutive in the destination. Outer extents around a vector's
+  // lanes and past one buffer's blocks, both store modes (Check).
+  const auto e = static_cast<int64_t>(GetParam().width);
+  for (int64_t rows : {int64_t{5}, 15 / e}) {
+    if (rows < 5) continue;  // 2-4 rows are an interleave's
+    for (int64_t cols : {2, 3, 4}) {
+      for (int64_t outer : {int64_t{2}, 64 / e / rows + 1, int64_t{1500}}) {
+        Check({outer, rows, cols}, {0, 2, 1}, "deinterleave-cols");
+        Check({outer, 3, rows, cols}, {1, 0, 3, 2}, "deinterleave-cols");
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  PlanOptions options;
+  options.max_threads = 1;
+  auto plan = MakePlan(std::vector<int64_t>{1000, 7, 3}, std::vector<int64_t>{0, 2, 1},
+                       GetParam().width, options);
+  ASSERT_TRUE(plan.has_value());
+  const std::string text = iotx::Describe(**plan);
+  if (7 * e < 16 && kernels::ChosenVectorBytes() >= 16) {
+    EXPECT_NE(text.find("joined:   rows = 7 x 1000 (dim 0 continues dim 2"), std::string::npos)
+        << text;
+  }
+}
+
 TEST_P(WidthTest, EdgeShapes) {
   Check({1, 300}, {1, 0});
   Check({300, 1}, {1, 0});
