@@ -281,25 +281,16 @@ HWY_NOINLINE void DeinterleaveJoinedRows(D d, const uint8_t* HWY_RESTRICT src,
     const size_t first = b0 * rows;
     const size_t at = n >= lanes ? first : total - lanes;  // the rows de-interleaved from
     const size_t span = std::max(n, lanes);
-    uint8_t* const col0 = buf;  // column c's rows [at, at + span) at buf + c * span * kElem
-    const auto to = [&](size_t c, size_t r) { return col0 + (c * span + r) * kElem; };
-    hn::VFromD<D> v[4];
-    const auto one = [&](size_t r) {  // rows [r, r + lanes) of the source, r from `at`
-      const auto* p = reinterpret_cast<const hn::TFromD<D>*>(src + (at + r) * src_row_bytes);
-      if (cols == 2) {
-        hn::LoadInterleaved2(d, p, v[0], v[1]);
-      } else if (cols == 3) {
-        hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
-      } else {
-        hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
-      }
-      for (size_t c = 0; c < cols; ++c) {
-        hn::StoreU(v[c], d, reinterpret_cast<hn::TFromD<D>*>(to(c, r)));
-      }
-    };
-    size_t r = 0;
-    for (; r + lanes <= span; r += lanes) one(r);
-    if (r < span) one(span - lanes);
+    // Column c's rows [at, at + span) at buf + c * span * kElem: DeinterleaveCols into rows
+    // span elements apart, then the vector that ends on the last row where span is not whole
+    // vectors.
+    const auto column_pitch = static_cast<int64_t>(span * kElem);
+    const auto to = [&](size_t c, size_t r) { return buf + (c * span + r) * kElem; };
+    const uint8_t* from = src + at * src_row_bytes;
+    if (DeinterleaveCols<kElem>(d, from, buf, column_pitch, span, cols, false) < span) {
+      DeinterleaveCols<kElem>(d, from + (span - lanes) * src_row_bytes, to(0, span - lanes),
+                              column_pitch, lanes, cols, false);
+    }
     if (dense) {  // the chunk's destination is one run: assembled, then streamed
       for (size_t b = 0; b < nb; ++b) {
         for (size_t c = 0; c < cols; ++c) {

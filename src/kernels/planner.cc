@@ -808,11 +808,10 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   // 38x96x2x30x7 `2,1,4,3,0`, runs of 6 MB, 0.87 -> 0.62 in destination order; i8
   // 3372x41x6x14 `1,0,3,2`, 283 KB, 0.13 -> 0.07).
   const int first = split.whole.empty() ? split.blocked_dim : split.whole.front();
-  if (threads > 1 && first >= 0 && !is_tile(first) &&
-      folded.dims[static_cast<size_t>(first)].dst_stride % kLine != 0 &&
-      folded.dims[static_cast<size_t>(first)].n *
-              folded.dims[static_cast<size_t>(first)].dst_stride <
-          kSharedLineRunBytes) {
+  const Dim* cut =
+      first >= 0 && !is_tile(first) ? &folded.dims[static_cast<size_t>(first)] : nullptr;
+  if (threads > 1 && cut != nullptr && cut->dst_stride % kLine != 0 &&
+      cut->n * cut->dst_stride < kSharedLineRunBytes) {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
       return folded.dims[static_cast<size_t>(a)].dst_stride >
              folded.dims[static_cast<size_t>(b)].dst_stride;

@@ -29,6 +29,21 @@ class WidthTest : public ::testing::TestWithParam<WidthParam> {
   void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam().target); }
   void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
 
+  // The one-thread plan of `shape`/`perm` names `joined` where the `extent` elements its
+  // interleaving vectors run along are under 16 bytes of this width and the target has vectors.
+  void ExpectJoinedWhereNarrow(std::vector<int64_t> shape, std::vector<int64_t> perm,
+                               int64_t extent, const std::string& joined) {
+    PlanOptions options;
+    options.max_threads = 1;
+    auto plan = MakePlan(shape, perm, GetParam().width, options);
+    ASSERT_TRUE(plan.has_value());
+    const std::string text = iotx::Describe(**plan);
+    if (extent * static_cast<int64_t>(GetParam().width) < 16 &&
+        kernels::ChosenVectorBytes() >= 16) {
+      EXPECT_NE(text.find(joined), std::string::npos) << text;
+    }
+  }
+
   // Runs `shape`/`perm` with both store kinds and 1 and 2 threads; when `strategy` is not
   // empty, the plan with ordinary stores must have chosen it (with `wide_only`, only on
   // 64-byte-vector targets).
@@ -445,16 +460,8 @@ TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
   // The outer dim continues each group in the destination and is walked in the plane: more of
   // its blocks than one L1 buffer holds (up to 16 KiB of them per chunk of columns).
   Check({700, 2, 64 / e + 5, 2}, {2, 0, 3, 1}, "interleave-rows");
-  PlanOptions options;
-  options.max_threads = 1;
-  auto plan = MakePlan(std::vector<int64_t>{2048, 4, 256, 4}, std::vector<int64_t>{2, 0, 3, 1},
-                       GetParam().width, options);
-  ASSERT_TRUE(plan.has_value());
-  const std::string text = iotx::Describe(**plan);
-  if (4 * e < 16 && kernels::ChosenVectorBytes() >= 16) {
-    EXPECT_NE(text.find("joined:   columns = 4 x 256 (dim 0 continues dim 2"), std::string::npos)
-        << text;
-  }
+  ExpectJoinedWhereNarrow({2048, 4, 256, 4}, {2, 0, 3, 1}, 4,
+                          "joined:   columns = 4 x 256 (dim 0 continues dim 2");
 }
 
 TEST_P(WidthTest, DeinterleavedRowsJoinedAcrossADim) {
@@ -474,16 +481,8 @@ TEST_P(WidthTest, DeinterleavedRowsJoinedAcrossADim) {
       }
     }
   }
-  PlanOptions options;
-  options.max_threads = 1;
-  auto plan = MakePlan(std::vector<int64_t>{1000, 7, 3}, std::vector<int64_t>{0, 2, 1},
-                       GetParam().width, options);
-  ASSERT_TRUE(plan.has_value());
-  const std::string text = iotx::Describe(**plan);
-  if (7 * e < 16 && kernels::ChosenVectorBytes() >= 16) {
-    EXPECT_NE(text.find("joined:   rows = 7 x 1000 (dim 0 continues dim 2"), std::string::npos)
-        << text;
-  }
+  ExpectJoinedWhereNarrow({1000, 7, 3}, {0, 2, 1}, 7,
+                          "joined:   rows = 7 x 1000 (dim 0 continues dim 2");
 }
 
 TEST_P(WidthTest, EdgeShapes) {
