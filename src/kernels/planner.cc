@@ -713,11 +713,17 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
         break;
       }
       const Cut cut = cut_of(i);
-      int64_t granule = cut.granule;
       if (i == 0 && d.n >= 2 * unit.d0_per_tile) {
-        granule = std::lcm(granule, unit.d0_per_tile);  // claims end on partition tiles
+        // Claims end on partition tiles. The cut's own granule is a preference (whole 128 B
+        // of each source row), and for elements whose width is no power of two its least
+        // common multiple with the tile can exceed the dim: a row copy of 9-byte elements
+        // with 500 output rows (granule 15, so 1920) ran its 12.9 MB on one thread.
+        if (!block_dim(i, std::lcm(cut.granule, unit.d0_per_tile), cut.min_block)) {
+          block_dim(i, unit.d0_per_tile, cut.min_block);
+        }
+        break;
       }
-      block_dim(i, granule, cut.min_block);
+      block_dim(i, cut.granule, cut.min_block);
       break;  // past a blocked dim (or a tile dim) the kernel owns the rest
     }
     const int64_t n0 = folded.dims.front().n;

@@ -1,6 +1,8 @@
 #include "kernels/kernel_test_util.h"
 
+#include <sys/mman.h>
 #include <tbb/task_arena.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,6 +19,23 @@ constexpr size_t kGuard = 192;  // bytes checked on each side of the output
 constexpr std::byte kGuardByte{0xA5};
 
 }  // namespace
+
+FencedBytes::FencedBytes(const std::vector<std::byte>& data) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t inner = (data.size() + page - 1) / page * page;
+  length_ = inner + 2 * page;
+  void* map = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return;
+  base_ = static_cast<std::byte*>(map);
+  mprotect(base_, page, PROT_NONE);
+  mprotect(base_ + page + inner, page, PROT_NONE);
+  data_ = base_ + page + inner - data.size();
+  std::copy(data.begin(), data.end(), data_);
+}
+
+FencedBytes::~FencedBytes() {
+  if (base_ != nullptr) munmap(base_, length_);
+}
 
 std::string Describe(const Case& c) {
   const char* stores = c.options.stores == PlanOptions::Stores::kStreaming ? "streaming"
@@ -40,6 +59,12 @@ void CheckCase(const Case& c) {
   auto* src_base = src_storage.data();
   const size_t src_align = (64 - reinterpret_cast<uintptr_t>(src_base) % 64) % 64;
   const std::byte* src = src_base + src_align + c.src_offset;
+  std::optional<FencedBytes> fenced;
+  if (c.src_fenced) {
+    fenced.emplace(std::vector<std::byte>(src, src + bytes));
+    ASSERT_NE(fenced->data(), nullptr) << "mmap failed";
+    src = fenced->data();
+  }
   const std::vector<std::byte> expected = ReferenceTranspose(src, c.shape, c.perm, c.elem);
 
   std::vector<std::byte> dst_storage(bytes + c.dst_offset + 2 * kGuard + 64, kGuardByte);

@@ -16,6 +16,22 @@
 
 namespace iotx::test {
 
+// A copy of `data` whose last byte ends a page, between two unreadable pages: a kernel that
+// reads past either end of it crashes the test. data() is null when mapping failed.
+class FencedBytes {
+ public:
+  explicit FencedBytes(const std::vector<std::byte>& data);
+  ~FencedBytes();
+  FencedBytes(const FencedBytes&) = delete;
+  FencedBytes& operator=(const FencedBytes&) = delete;
+  const std::byte* data() const { return data_; }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::byte* data_ = nullptr;
+  size_t length_ = 0;
+};
+
 struct Case {
   std::vector<int64_t> shape;
   std::vector<int64_t> perm;
@@ -28,6 +44,8 @@ struct Case {
   // each into its place in the destination, instead of one Execute.
   size_t range_bytes = 0;
   uint64_t seed = 1;
+  // The source in FencedBytes: reads past either end of it crash (src_offset is then unused).
+  bool src_fenced = false;
 };
 
 std::string Describe(const Case& c);

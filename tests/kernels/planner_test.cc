@@ -688,6 +688,22 @@ TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {
   EXPECT_EQ(split.align_items, 1);
 }
 
+TEST(SplitDriverTest, PartitionTilesAloneWhereTheColumnGranuleWouldLeaveOneBlock) {
+  // i8 261x11x500x9 `2,1,0,3`: a row copy of 9-byte elements whose output's 500 rows are the
+  // source-inner dim. Its column granule (15, for 128 B of each source row) times the
+  // partition tile (128) is 1920 rows, more than there are: blocks of whole partition tiles.
+  Problem p{{{500, 9, 25839}, {11, 4500, 2349}, {261, 49500, 9}}, 9, false};
+  const Tile tile = ChooseTile(p, Strategy::kRowCopy, TestMachine());
+  const PartitionUnit unit = FindPartitionUnit(p, 500, 128);
+  ASSERT_EQ(unit.d0_per_tile, 128);
+  const DriverSplit split = SplitDriver(p, tile, unit, 8, 2);
+  EXPECT_TRUE(split.dst_prefix);
+  EXPECT_EQ(split.blocked_dim, 0);
+  EXPECT_GE(split.items, 2);
+  EXPECT_EQ(split.block % 128, 0);
+  EXPECT_EQ(split.align_items, 1);
+}
+
 TEST(SplitDriverTest, LargestShareIsWhatTheBusiestThreadClaims) {
   // 281 rows in blocks of 256 on two threads: 256 and 25; in blocks of 128: 128 + 25 and 128.
   EXPECT_EQ(LargestShare(281, 256, 1, 2), 256);

@@ -74,6 +74,23 @@ TEST(KernelRandomCases, SmallTensorsOfEveryShapeAndAlignment) {
   }
 }
 
+TEST(KernelRandomCases, NoWalkReadsPastItsSource) {
+  // The same kind of cases with the source between unreadable pages (Case::src_fenced): a
+  // load that reads past either end of the source crashes the test.
+  // Elements of widths no tile has (row copies) as well.
+  const uint64_t seed = RandomCasesSeed() ^ 0xfe2ced;
+  SCOPED_TRACE("IOTX_PROPERTY_SEED=" + std::to_string(RandomCasesSeed()));
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < kSmallCases / 2; ++i) {
+    Case c = RandomCase(rng, 96 * 1024);
+    static constexpr size_t kOddWidths[] = {5, 9, 13, 37};
+    if (rng() % 4 == 0) c.elem = kOddWidths[rng() % std::size(kOddWidths)];
+    c.src_fenced = true;
+    CheckCase(c);
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(KernelRandomCases, LargeTensorsSplitAcrossThreads) {
   const uint64_t seed = RandomCasesSeed() ^ 0x9a7a11e1;
   SCOPED_TRACE("IOTX_PROPERTY_SEED=" + std::to_string(RandomCasesSeed()));

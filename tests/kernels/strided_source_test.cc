@@ -109,6 +109,36 @@ TEST(StridedSourceTest, RandomViewsMatchTheReference) {
   }
 }
 
+TEST(StridedSourceTest, RowCopiesReadOnlyTheirView) {
+  // Elements of no tile width (a row copy) from views whose rows run backwards, are broadcast
+  // or are stepped, over a buffer that ends at an unreadable page: the row copy moves an
+  // element as a whole vector only where the rows after it lie further on in the source.
+  for (size_t elem : {3, 9, 20, 37}) {
+    const int64_t rows = 70, cols = 5;
+    const std::vector<std::byte> bytes = RandomBytes(static_cast<size_t>(rows * cols) * elem, elem);
+    const FencedBytes buffer(bytes);
+    ASSERT_NE(buffer.data(), nullptr);
+    const auto row = static_cast<int64_t>(cols * static_cast<int64_t>(elem));
+    const auto e = static_cast<int64_t>(elem);
+    const std::vector<View> views = {
+        {{rows, cols}, {-row, e}, (rows - 1) * row},          // rows reversed
+        {{rows / 2, cols}, {-2 * row, e}, (rows - 1) * row},  // every other row, reversed
+        {{rows, cols}, {0, e}, (rows - 1) * row},             // the last row broadcast
+        {{rows / 2, cols}, {2 * row, e}, row}};               // every other row, from the second
+    for (const View& v : views) {
+      const std::vector<std::byte> expected =
+          ReferenceTranspose(Gather(buffer.data(), v, elem).data(), v.shape, {{1, 0}}, elem);
+      auto plan = MakePlan(v.shape, v.strides, std::vector<int64_t>{1, 0}, elem);
+      ASSERT_TRUE(plan.has_value());
+      const std::string what = "elem " + std::to_string(elem) + " strides " + ToString(v.strides);
+      ASSERT_NE(Describe(**plan).find("strategy: row-copy"), std::string::npos) << what;
+      std::vector<std::byte> out(expected.size());
+      ASSERT_TRUE(Execute(**plan, buffer.data() + v.origin, out.data()).has_value()) << what;
+      EXPECT_EQ(out, expected) << what;
+    }
+  }
+}
+
 TEST(StridedSourceTest, DenseStridesPlanLikeTheDenseEntry) {
   const std::vector<int64_t> shape{3, 16, 128, 2, 2, 64}, perm{0, 4, 5, 3, 1, 2};
   std::vector<int64_t> strides(shape.size());

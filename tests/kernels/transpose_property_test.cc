@@ -77,6 +77,38 @@ TEST_P(TransposeTargetTest, FullTilesAndRemaindersOfEveryWidth) {
   }
 }
 
+TEST_P(TransposeTargetTest, RowCopiesOfElementsNoTileWidthFits) {
+  // Elements of no tile width transposed as wholes: a row copy, which moves each element as
+  // one vector where its run and its source row leave room past it (row_copy-inl.h,
+  // MoveColumnRun). Widths on both sides of each vector width, runs shorter and longer than a
+  // vector, both store kinds (cache-bypassing ones gather runs in an L1 buffer), 1 and 2
+  // threads, destinations part-way into a line.
+  for (size_t elem : {3, 5, 7, 9, 13, 15, 17, 24, 31, 33, 37, 44, 63, 65, 100}) {
+    std::vector<std::vector<int64_t>> shapes = {{1, 40}, {2, 3}, {37, 23}, {130, 9}};
+    // Large enough for two threads' items: blocks of the source-inner dim, each a strip whose
+    // last columns may not read past it.
+    if (elem == 9 || elem == 37) shapes.push_back({261, 500});
+    for (const auto& shape : shapes) {
+      for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+        for (int threads : {1, 2}) {
+          Case c;
+          c.shape = shape;
+          c.perm = {1, 0};
+          c.elem = elem;
+          c.options.stores = stores;
+          c.options.max_threads = threads;
+          c.threads = threads;
+          c.dst_offset = elem % 11;
+          c.src_fenced = true;  // the moves read past an element only inside the source
+          c.seed = elem * 977 + static_cast<uint64_t>(shape[0] + threads);
+          CheckCase(c);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(TransposeTargetTest, MisalignedBuffersWithEachStoreMode) {
   std::mt19937_64 rng(static_cast<uint64_t>(GetParam()) ^ 0x0ff5e7);
   for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
