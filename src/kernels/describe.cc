@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <string_view>
 
+#include "core/text.h"
 #include "iotx/plan.h"
 #include "kernels/plan_impl.h"
-#include "core/text.h"
 
 namespace iotx {
 namespace {
@@ -100,9 +101,22 @@ std::string Describe(const Plan& plan) {
                        n.row_block, e, n.cols, n.row_block * e);
       break;
     case kernels::Strategy::kInterleaveRows:
-      s += fmt::format(
-          "tile:     {} rows x {} columns interleaved with StoreInterleaved{} on {}-byte vectors\n",
-          n.rows_inner, n.cols, n.rows_inner, n.vector_bytes);
+      if (n.rows_inner <= 4) {
+        s += fmt::format(
+            "tile:     {} rows x {} columns interleaved with StoreInterleaved{} on {}-byte "
+            "vectors\n",
+            n.rows_inner, n.cols, n.rows_inner, n.vector_bytes);
+      } else {
+        // InterleaveRowsByRounds: groups of up to 16 bytes of rows, log2(rows per group)
+        // rounds each.
+        const int64_t groups = std::max<int64_t>(1, n.rows_inner * e / 16);
+        s += fmt::format(
+            "tile:     {} rows x {} columns on {}-byte vectors, interleaved as the tile's rows "
+            "are: {} group(s) of {} rows, {} interleave rounds each, then 128-bit blocks "
+            "transposed into whole vectors of the destination\n",
+            n.rows_inner, n.cols, n.vector_bytes, groups, n.rows_inner / groups,
+            std::countr_zero(static_cast<uint64_t>(n.rows_inner / groups)));
+      }
       if (d.tile.cols2_dim >= 0) {
         s += fmt::format(
             "joined:   columns = {} x {} (dim {} continues dim {} in the source): interleaved "

@@ -57,34 +57,119 @@ HWY_INLINE void InterleaveJoinedColumns(D, const uint8_t* src, int64_t ss, int64
 // would be mostly edge there, so these use Highway's (Load|Store)Interleaved{2,3,4}, which move
 // whole vectors. (Generic path, 32x3x224x224 f32 -> NHWC: 4.9 GB/s; u8: 1.6 GB/s.)
 
-// Rows 0..rows-1 (2-4 of them) x columns [0, cols) into a contiguous destination (column c's
-// rows at dst + (c * rows + r) * kElem). Returns the columns done (whole vectors).
+// The destination-innermost row counts past Highway's four interleaved streams that the
+// rounds below serve: 8, 16 or 32 rows whose columns are 8, 16 or 32 bytes (channels-last with
+// 8-32 channels: i8 8, 16, 32, bf16 8, 16, f32 8). The band walk's tile holds 64 bytes of
+// rows, so such planes were two to eight parts padding (i8 32x8x224x224 `0,2,3,1`).
+template <size_t kElem>
+constexpr bool InterleavesByRounds(size_t rows) {
+  return (rows == 8 || rows == 16 || rows == 32) && rows * kElem >= 8 && rows * kElem <= 32;
+}
+
+// kR rows (InterleavesByRounds) x one vector of columns into a contiguous destination (column
+// c's rows at out + (c * kR + r) * kElem), as the tile does it (tile-inl.h): groups of up to
+// 16 bytes of rows transposed inside each 128-bit block by log2 of their rows interleave rounds,
+// after which block k of vector j of group g holds the 16 destination bytes at ((k * kRg + j)
+// * kG + g) * 16 (WidthTest.ManyRowsInterleavedByRounds checks the outputs against the
+// reference for every width and target); then block transposes across the vectors make whole
+// vectors of the destination.
+template <size_t kElem, size_t kR, class D>
+HWY_INLINE void InterleaveRowsByRounds(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                       uint8_t* HWY_RESTRICT out) {
+  using T = hn::TFromD<D>;
+  constexpr size_t kG = kR * kElem > 16 ? kR * kElem / 16 : 1;  // groups of rows
+  constexpr size_t kRg = kR / kG;                               // rows per group
+  constexpr size_t K = hn::MaxLanes(D()) * sizeof(T) / 16;      // blocks per vector
+  hn::VFromD<D> v[kG][kRg];
+  HWY_UNROLL(32)
+  for (size_t r = 0; r < kR; ++r) {
+    v[r / kRg][r % kRg] =
+        hn::LoadU(d, reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride));
+  }
+  HWY_UNROLL(2)
+  for (size_t g = 0; g < kG; ++g) InterleaveRounds(d, v[g]);
+  if constexpr (K >= kG) {
+    // Vector i of a chunk: group i % kG of column j + i / kG, so that the chunk's block k is
+    // K consecutive 16-byte pieces of the destination.
+    HWY_UNROLL(16)
+    for (size_t j = 0; j < kRg; j += K / kG) {
+      hn::VFromD<D> w[K];
+      HWY_UNROLL(4)
+      for (size_t i = 0; i < K; ++i) w[i] = v[i % kG][j + i / kG];
+      TransposeBlocks<K>(d, w);
+      HWY_UNROLL(4)
+      for (size_t k = 0; k < K; ++k) {
+        hn::StoreU(w[k], d, reinterpret_cast<T*>(out + ((k * kRg + j) * kG) * 16));
+      }
+    }
+  } else {  // one block per vector, two groups: each vector is a piece
+    HWY_UNROLL(16)
+    for (size_t j = 0; j < kRg; ++j) {
+      HWY_UNROLL(2)
+      for (size_t g = 0; g < kG; ++g) {
+        hn::StoreU(v[g][j], d, reinterpret_cast<T*>(out + (j * kG + g) * 16));
+      }
+    }
+  }
+}
+
+// One vector of columns of `rows` rows (2-4, or InterleavesByRounds) into `out`.
+template <size_t kElem, class D>
+HWY_INLINE void InterleaveVector(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                 uint8_t* HWY_RESTRICT out, size_t rows) {
+  using T = hn::TFromD<D>;
+  const auto row = [&](size_t r) {
+    return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride);
+  };
+  T* p = reinterpret_cast<T*>(out);
+  switch (rows) {
+    case 2:
+      hn::StoreInterleaved2(hn::LoadU(d, row(0)), hn::LoadU(d, row(1)), d, p);
+      return;
+    case 3:
+      hn::StoreInterleaved3(hn::LoadU(d, row(0)), hn::LoadU(d, row(1)), hn::LoadU(d, row(2)), d, p);
+      return;
+    case 4:
+      hn::StoreInterleaved4(hn::LoadU(d, row(0)), hn::LoadU(d, row(1)), hn::LoadU(d, row(2)),
+                            hn::LoadU(d, row(3)), d, p);
+      return;
+    case 8:
+      if constexpr (InterleavesByRounds<kElem>(8)) {
+        InterleaveRowsByRounds<kElem, 8>(d, src, src_row_stride, out);
+      }
+      return;
+    case 16:
+      if constexpr (InterleavesByRounds<kElem>(16)) {
+        InterleaveRowsByRounds<kElem, 16>(d, src, src_row_stride, out);
+      }
+      return;
+    case 32:
+      if constexpr (InterleavesByRounds<kElem>(32)) {
+        InterleaveRowsByRounds<kElem, 32>(d, src, src_row_stride, out);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// Rows 0..rows-1 (2-4 of them, or InterleavesByRounds) x columns [0, cols) into a contiguous
+// destination (column c's rows at dst + (c * rows + r) * kElem). Returns the columns done
+// (whole vectors).
 template <size_t kElem, class D>
 HWY_INLINE size_t InterleaveRows(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                  uint8_t* HWY_RESTRICT dst, size_t rows, size_t cols, bool stream) {
-  using T = hn::TFromD<D>;
   const size_t lanes = hn::Lanes(d);
   constexpr size_t kBufBytes = 4096;
   alignas(64) uint8_t buf[kBufBytes];
   const size_t chunk = std::max(lanes, kBufBytes / (rows * kElem) / lanes * lanes);
-  const auto row = [&](size_t r, size_t c) {
-    return reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride + c * kElem);
-  };
   size_t c = 0;
   while (c + lanes <= cols) {
     const size_t n = std::min(chunk, (cols - c) / lanes * lanes);
     uint8_t* out = stream ? buf : dst + c * rows * kElem;
     for (size_t k = c; k < c + n; k += lanes) {
-      T* p = reinterpret_cast<T*>(out + (k - c) * rows * kElem);
-      if (rows == 2) {
-        hn::StoreInterleaved2(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)), d, p);
-      } else if (rows == 3) {
-        hn::StoreInterleaved3(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)),
-                              hn::LoadU(d, row(2, k)), d, p);
-      } else {
-        hn::StoreInterleaved4(hn::LoadU(d, row(0, k)), hn::LoadU(d, row(1, k)),
-                              hn::LoadU(d, row(2, k)), hn::LoadU(d, row(3, k)), d, p);
-      }
+      InterleaveVector<kElem>(d, src + k * kElem, src_row_stride, out + (k - c) * rows * kElem,
+                              rows);
     }
     if (stream) StreamBytes(buf, dst + c * rows * kElem, n * rows * kElem);
     c += n;

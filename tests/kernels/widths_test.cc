@@ -441,6 +441,29 @@ TEST_P(WidthTest, NarrowInterleavedPlanes) {
   }
 }
 
+TEST_P(WidthTest, ManyRowsInterleavedByRounds) {
+  if (GetParam().width > 8) return;  // 16-byte elements take the tile path
+  // 8, 16 or 32 destination-innermost rows of 8-32 bytes (channels-last with that many
+  // channels) interleave by the tile's rounds into whole vectors of the destination: column
+  // counts around a vector's lanes (the overlapping last vector, planes narrower than one),
+  // several planes, and a joined plane (columns under 16 bytes: the outer dim continues them).
+  const auto e = static_cast<int64_t>(GetParam().width);
+  bool any = false;
+  for (int64_t rows : {8, 16, 32}) {
+    if (rows * e < 8 || rows * e > 32) continue;
+    any = true;
+    for (int64_t cols : {64 / e - 1, 64 / e, 64 / e + 5, 3 * 64 / e + 7, int64_t{1000}}) {
+      Check({3, rows, cols}, {0, 2, 1}, cols * e >= 16 ? "interleave-rows" : "");
+      if (HasFatalFailure()) return;
+    }
+    Check({rows, 37, 4}, {1, 2, 0}, "interleave-rows");  // the 4-column planes joined by 37
+    if (HasFatalFailure()) return;
+  }
+  // Counts beside those keep the band walk's tile.
+  if (!any) return;
+  Check({3, 12, 200}, {0, 2, 1}, "tiles");
+}
+
 TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
   if (GetParam().width > 8) return;  // 16-byte elements take the tile path
   // [outer, rows, groups, cols] -> [groups, outer, cols, rows]: planes of 2-4 rows x a few
