@@ -129,6 +129,87 @@ HWY_INLINE void CopyLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT
   }
 }
 
+// `rows` pieces of `elem` bytes (at most a vector of `d`) from `src` (src_row_stride apart) to
+// `to`, one after another (a row copy's column run, the joined interleaves' group runs): each
+// moved as one whole vector, whose bytes past the piece land where the next one goes and are
+// overwritten by its store. One load and one store per piece where CopyBytes takes two of
+// each, plus its branches: i8 261x11x500x9 `2,1,0,3` (a row copy of 9-byte elements) ran at
+// 0.37 of memcpy so, 0.61 this way (1 thread, Intel Xeon). Only elements whose vector ends within
+// the run move so, the rest take CopyBytes. Their loads stay within the source where rows are at
+// least an element apart (MoveColumnRun checks): each such element has a vector's worth of rows
+// after it.
+template <class D>
+HWY_INLINE void MoveShortRun(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                             uint8_t* HWY_RESTRICT to, size_t rows, size_t elem) {
+  const size_t lanes = hn::Lanes(d);
+  size_t r = 0;
+  if (rows * elem >= lanes) {
+    const size_t whole = (rows * elem - lanes) / elem + 1;
+    const uint8_t* f = src;
+    for (; r < whole; ++r, f += src_row_stride) hn::StoreU(hn::LoadU(d, f), d, to + r * elem);
+  }
+  for (; r < rows; ++r) {
+    CopyBytes(src + static_cast<int64_t>(r) * src_row_stride, to + r * elem, elem);
+  }
+}
+
+// A run of `rows` pieces from `src` as MoveShortRun moves it, on the narrowest
+// vector the element fits (less spilled past each element). 64-byte vectors only `into_l1` (a
+// run buffer): written straight to the destination nearly every one splits across two lines,
+// and elements of 33-63 bytes ran slower so than with CopyBytes (1 thread, ratio to memcpy,
+// Intel Xeon: f32 894x301x11 `1,0,2` 0.90 -> 0.77, i8 2000x150x37 `1,0,2` 0.90 -> 0.79),
+// while into the buffer they gained (i8 3000x200x37 `1,0,2`, streamed, 0.44 -> 0.77).
+HWY_INLINE void MoveColumnRun(const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                              uint8_t* HWY_RESTRICT to, size_t rows, size_t elem, bool into_l1) {
+#if HWY_TARGET != HWY_SCALAR
+  const DBytes widest;
+  // A strided source's rows may run backwards or repeat (a reversed or broadcast view):
+  // there the rows after an element are not further on, and its vector could read past the
+  // view's last byte.
+  const bool rows_ahead = src_row_stride >= static_cast<int64_t>(elem);
+  if (rows_ahead && elem <= 16)
+    return MoveShortRun(hn::Full128<uint8_t>(), src, src_row_stride, to, rows, elem);
+  if (rows_ahead && elem <= 32 && hn::Lanes(widest) >= 32) {
+    return MoveShortRun(hn::CappedTag<uint8_t, 32>(), src, src_row_stride, to, rows, elem);
+  }
+  if (rows_ahead && into_l1 && elem <= hn::Lanes(widest)) {
+    return MoveShortRun(widest, src, src_row_stride, to, rows, elem);
+  }
+
+#else
+  (void)into_l1;
+#endif
+  for (size_t r = 0; r < rows; ++r) {
+    CopyBytes(src + static_cast<int64_t>(r) * src_row_stride, to + r * elem, elem);
+  }
+}
+
+// `rows` pieces of 33-64 bytes from `src` (src_row_stride apart) to `to`, one after another:
+// two 32-byte moves each, the second ending on the piece's last byte, where CopyBytes takes
+// 16-byte steps and a tail (three moves for 36 bytes). False on targets without 32-byte
+// vectors. In cache it pays (the joined interleave's 36-byte groups, f32 3x21x465x3
+// `2,1,3,0`: 0.20 -> 0.32 of memcpy, 1 thread, Intel Xeon); a row copy's 37- and 44-byte
+// elements straight into a DRAM-sized output ran slower (0.88 -> 0.82), so it keeps CopyBytes.
+HWY_INLINE bool MovePiecesInTwoHalves(const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                      uint8_t* HWY_RESTRICT to, size_t rows, size_t elem) {
+#if HWY_TARGET != HWY_SCALAR
+  const hn::CappedTag<uint8_t, 32> d32;
+  if (hn::Lanes(d32) < 32 || elem <= 32 || elem > 64) return false;
+  const uint8_t* f = src;
+  for (size_t r = 0; r < rows; ++r, f += src_row_stride) {
+    uint8_t* t = to + r * elem;
+    const auto head = hn::LoadU(d32, f);
+    const auto tail = hn::LoadU(d32, f + elem - 32);
+    hn::StoreU(head, d32, t);
+    hn::StoreU(tail, d32, t + elem - 32);
+  }
+  return true;
+#else
+  (void)src, (void)src_row_stride, (void)to, (void)rows, (void)elem;
+  return false;
+#endif
+}
+
 // A destination run of a kStagedTiles block (a few lines) out of its stage, which is in L2
 // rather than L1: glibc's memcpy issues all the loads of a run of up to 8 vectors before its
 // stores, where CopyBytes' loop alternates them, and the stage's L2 latency then overlaps (1

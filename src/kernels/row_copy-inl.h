@@ -21,59 +21,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // L1 buffer for gathering short elements into whole destination lines.
 inline constexpr size_t kRunBufferBytes = 2048;
 
-// Rows [0, rows) of one column, elements of `elem` bytes (at most a vector of `d`) from `src`
-// (src_row_stride apart) to `to`, one after another: each moved as one whole vector, whose
-// bytes past the element land where the next one goes and are overwritten by its store. One
-// load and one store per element where CopyBytes takes two of each, plus its branches: i8
-// 261x11x500x9 `2,1,0,3` (9-byte elements) ran at 0.37 of memcpy so, 0.61 this way (1
-// thread, Intel Xeon). Only elements whose vector ends within the run move so, the rest take
-// CopyBytes. Their loads stay within the source where rows are at least an element apart
-// (MoveColumnRun checks): each such element has a vector's worth of rows after it.
-template <class D>
-HWY_INLINE void MoveShortRun(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                             uint8_t* HWY_RESTRICT to, size_t rows, size_t elem) {
-  const size_t lanes = hn::Lanes(d);
-  size_t r = 0;
-  if (rows * elem >= lanes) {
-    const size_t whole = (rows * elem - lanes) / elem + 1;
-    const uint8_t* f = src;
-    for (; r < whole; ++r, f += src_row_stride) hn::StoreU(hn::LoadU(d, f), d, to + r * elem);
-  }
-  for (; r < rows; ++r) {
-    CopyBytes(src + static_cast<int64_t>(r) * src_row_stride, to + r * elem, elem);
-  }
-}
-
-// One column's run (`rows` elements from `src`) as MoveShortRun moves it, on the narrowest
-// vector the element fits (less spilled past each element). 64-byte vectors only `into_l1` (a
-// run buffer): written straight to the destination nearly every one splits across two lines,
-// and elements of 33-63 bytes ran slower so than with CopyBytes (1 thread, ratio to memcpy,
-// Intel Xeon: f32 894x301x11 `1,0,2` 0.90 -> 0.77, i8 2000x150x37 `1,0,2` 0.90 -> 0.79),
-// while into the buffer they gained (i8 3000x200x37 `1,0,2`, streamed, 0.44 -> 0.77).
-HWY_INLINE void MoveColumnRun(const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                              uint8_t* HWY_RESTRICT to, size_t rows, size_t elem, bool into_l1) {
-#if HWY_TARGET != HWY_SCALAR
-  const DBytes widest;
-  // A strided source's rows may run backwards or repeat (a reversed or broadcast view):
-  // there the rows after an element are not further on, and its vector could read past the
-  // view's last byte.
-  const bool rows_ahead = src_row_stride >= static_cast<int64_t>(elem);
-  if (rows_ahead && elem <= 16)
-    return MoveShortRun(hn::Full128<uint8_t>(), src, src_row_stride, to, rows, elem);
-  if (rows_ahead && elem <= 32 && hn::Lanes(widest) >= 32) {
-    return MoveShortRun(hn::CappedTag<uint8_t, 32>(), src, src_row_stride, to, rows, elem);
-  }
-  if (rows_ahead && into_l1 && elem <= hn::Lanes(widest)) {
-    return MoveShortRun(widest, src, src_row_stride, to, rows, elem);
-  }
-#else
-  (void)into_l1;
-#endif
-  for (size_t r = 0; r < rows; ++r) {
-    CopyBytes(src + static_cast<int64_t>(r) * src_row_stride, to + r * elem, elem);
-  }
-}
-
 // A strip of `rows` x `cols` elements of `elem` bytes. For each column, the `rows` elements
 // are consecutive in the destination and are written in order, one sequential run.
 HWY_INLINE void RowCopyStrip(const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
