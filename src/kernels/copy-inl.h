@@ -134,10 +134,10 @@ HWY_INLINE void CopyLine(const uint8_t* HWY_RESTRICT from, uint8_t* HWY_RESTRICT
 // moved as one whole vector, whose bytes past the piece land where the next one goes and are
 // overwritten by its store. One load and one store per piece where CopyBytes takes two of
 // each, plus its branches: i8 261x11x500x9 `2,1,0,3` (a row copy of 9-byte elements) ran at
-// 0.37 of memcpy so, 0.61 this way (1 thread, Intel Xeon). Only elements whose vector ends within
-// the run move so, the rest take CopyBytes. Their loads stay within the source where rows are at
-// least an element apart (MoveColumnRun checks): each such element has a vector's worth of rows
-// after it.
+// 0.37 of memcpy so, 0.53-0.61 this way (1 thread, Intel Xeon). Only pieces whose vector ends
+// within the run move so, the rest take CopyBytes. Their loads stay within the source where
+// rows are at least a piece apart (MoveColumnRun checks): each such piece has a vector's worth
+// of rows after it.
 template <class D>
 HWY_INLINE void MoveShortRun(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                              uint8_t* HWY_RESTRICT to, size_t rows, size_t elem) {
@@ -153,8 +153,8 @@ HWY_INLINE void MoveShortRun(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
   }
 }
 
-// A run of `rows` pieces from `src` as MoveShortRun moves it, on the narrowest
-// vector the element fits (less spilled past each element). 64-byte vectors only `into_l1` (a
+// A run of `rows` pieces from `src` as MoveShortRun moves it, on the narrowest vector the piece
+// fits (less spilled past each). 64-byte vectors only `into_l1` (a
 // run buffer): written straight to the destination nearly every one splits across two lines,
 // and elements of 33-63 bytes ran slower so than with CopyBytes (1 thread, ratio to memcpy,
 // Intel Xeon: f32 894x301x11 `1,0,2` 0.90 -> 0.77, i8 2000x150x37 `1,0,2` 0.90 -> 0.79),
@@ -167,15 +167,15 @@ HWY_INLINE void MoveColumnRun(const uint8_t* HWY_RESTRICT src, int64_t src_row_s
   // there the rows after an element are not further on, and its vector could read past the
   // view's last byte.
   const bool rows_ahead = src_row_stride >= static_cast<int64_t>(elem);
-  if (rows_ahead && elem <= 16)
+  if (rows_ahead && elem <= 16) {
     return MoveShortRun(hn::Full128<uint8_t>(), src, src_row_stride, to, rows, elem);
+  }
   if (rows_ahead && elem <= 32 && hn::Lanes(widest) >= 32) {
     return MoveShortRun(hn::CappedTag<uint8_t, 32>(), src, src_row_stride, to, rows, elem);
   }
   if (rows_ahead && into_l1 && elem <= hn::Lanes(widest)) {
     return MoveShortRun(widest, src, src_row_stride, to, rows, elem);
   }
-
 #else
   (void)into_l1;
 #endif

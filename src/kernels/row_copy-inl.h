@@ -16,7 +16,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace iotx::kernels {
 namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
 
 // L1 buffer for gathering short elements into whole destination lines.
 inline constexpr size_t kRunBufferBytes = 2048;
