@@ -107,15 +107,22 @@ std::string Describe(const Plan& plan) {
             "vectors\n",
             n.rows_inner, n.cols, n.rows_inner, n.vector_bytes);
       } else {
-        // InterleaveRowsByRounds: groups of up to 16 bytes of rows, log2(rows per group)
-        // rounds each.
-        const int64_t groups = std::max<int64_t>(1, n.rows_inner * e / 16);
+        // InterleaveRowsByRounds (8, 16 or 32 rows of 8-32 bytes) or InterleaveRowsPadded
+        // (other counts, padded to 16 or 32 bytes of rows): groups of up to 16 bytes of rows,
+        // log2(rows per group) rounds each.
+        const int64_t rows = n.rows_inner;
+        const bool exact = (rows == 8 || rows == 16 || rows == 32) && rows * e >= 8;
+        const int64_t padded = exact ? rows : (rows * e <= 16 ? 16 : 32) / e;
+        const int64_t groups = std::max<int64_t>(1, padded * e / 16);
         s += fmt::format(
-            "tile:     {} rows x {} columns on {}-byte vectors, interleaved as the tile's rows "
-            "are: {} group(s) of {} rows, {} interleave rounds each, then 128-bit blocks "
-            "transposed into whole vectors of the destination\n",
-            n.rows_inner, n.cols, n.vector_bytes, groups, n.rows_inner / groups,
-            std::countr_zero(static_cast<uint64_t>(n.rows_inner / groups)));
+            "tile:     {} rows{} x {} columns on {}-byte vectors, interleaved as the tile's rows "
+            "are: {} group(s) of {} rows, {} interleave rounds each, then {}\n",
+            rows, exact ? "" : fmt::format(" (padded to {} with zeros)", padded), n.cols,
+            n.vector_bytes, groups, padded / groups,
+            std::countr_zero(static_cast<uint64_t>(padded / groups)),
+            exact ? "128-bit blocks transposed into whole vectors of the destination"
+                  : "each column's 16-byte pieces stored in column order, the next column's "
+                    "overwriting the padding");
       }
       if (d.tile.cols2_dim >= 0) {
         s += fmt::format(

@@ -113,7 +113,72 @@ HWY_INLINE void InterleaveRowsByRounds(D d, const uint8_t* HWY_RESTRICT src, int
   }
 }
 
-// One vector of columns of `rows` rows (2-4, or InterleavesByRounds) into `out`.
+// The other destination-innermost row counts the rounds serve with padding: more than 4 rows
+// of fewer than 32 bytes (i8 5-31 rows, bf16 5-15, f32 5-7) that are not InterleavesByRounds.
+template <size_t kElem>
+constexpr bool InterleavesPadded(size_t rows) {
+  return rows > 4 && rows * kElem < 32 && !InterleavesByRounds<kElem>(rows);
+}
+
+// Column j of block kBlock of group vectors v[g][j] (each column's kG pieces of 16 bytes) for
+// the columns of that block, stored in column order at out + column * piece: each piece's
+// bytes past `piece` spill where the next columns go, which their own stores then overwrite.
+// Columns from `whole` on, whose 16 * kG bytes would pass the vector's output, go exactly,
+// through a small buffer.
+template <size_t kBlock, size_t kG, size_t kRg, class D>
+HWY_INLINE void StorePaddedBlock(D d, const hn::VFromD<D> (&v)[kG][kRg], uint8_t* HWY_RESTRICT out,
+                                 size_t piece, size_t whole) {
+  HWY_UNROLL(16)
+  for (size_t j = 0; j < kRg; ++j) {
+    const size_t c = kBlock * kRg + j;
+    uint8_t* t = out + c * piece;
+    if (c < whole) {
+      HWY_UNROLL(2)
+      for (size_t g = 0; g < kG; ++g) StoreBlock<kBlock>(d, v[g][j], t + 16 * g);
+    } else {
+      alignas(16) uint8_t exact[16 * kG];
+      HWY_UNROLL(2)
+      for (size_t g = 0; g < kG; ++g) StoreBlock<kBlock>(d, v[g][j], exact + 16 * g);
+      CopyBytes(exact, t, piece);
+    }
+  }
+}
+
+// `rows` rows (InterleavesPadded) x one vector of columns into a contiguous destination, as
+// InterleaveRowsByRounds with the rows padded to kRp (16 or 32 bytes of them) by zeros: after
+// the rounds, block k of vector j of group g is piece g of column k * kRg + j, which goes to
+// out + column * rows * kElem + 16 * g. The tile held 64 bytes of rows, so an i8 plane of 11
+// rows was five parts in six padding there.
+template <size_t kElem, size_t kRp, class D>
+HWY_INLINE void InterleaveRowsPadded(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                     uint8_t* HWY_RESTRICT out, size_t rows) {
+  using T = hn::TFromD<D>;
+  constexpr size_t kG = kRp * kElem / 16;  // groups of rows (1 or 2)
+  constexpr size_t kRg = kRp / kG;         // rows per group
+  constexpr size_t K = hn::MaxLanes(D()) * sizeof(T) / 16;
+  hn::VFromD<D> v[kG][kRg];
+  HWY_UNROLL(32)
+  for (size_t r = 0; r < kRp; ++r) {
+    v[r / kRg][r % kRg] =
+        r < rows
+            ? hn::LoadU(d,
+                        reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride))
+            : hn::Zero(d);
+  }
+  HWY_UNROLL(2)
+  for (size_t g = 0; g < kG; ++g) InterleaveRounds(d, v[g]);
+  const size_t piece = rows * kElem;
+  const size_t whole = (K * kRg * piece - 16 * kG) / piece + 1;  // stores within the output
+  StorePaddedBlock<0>(d, v, out, piece, whole);
+  if constexpr (K >= 2) StorePaddedBlock<1>(d, v, out, piece, whole);
+  if constexpr (K >= 4) {
+    StorePaddedBlock<2>(d, v, out, piece, whole);
+    StorePaddedBlock<3>(d, v, out, piece, whole);
+  }
+}
+
+// One vector of columns of `rows` rows (2-4, InterleavesByRounds or InterleavesPadded) into
+// `out`.
 template <size_t kElem, class D>
 HWY_INLINE void InterleaveVector(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                  uint8_t* HWY_RESTRICT out, size_t rows) {
@@ -149,6 +214,15 @@ HWY_INLINE void InterleaveVector(D d, const uint8_t* HWY_RESTRICT src, int64_t s
       }
       return;
     default:
+      if constexpr (kElem <= 2) {
+        if (rows * kElem < 16)
+          return InterleaveRowsPadded<kElem, 16 / kElem>(d, src, src_row_stride, out, rows);
+      }
+      if constexpr (kElem <= 4) {
+        if (InterleavesPadded<kElem>(rows)) {
+          return InterleaveRowsPadded<kElem, 32 / kElem>(d, src, src_row_stride, out, rows);
+        }
+      }
       return;
   }
 }

@@ -56,6 +56,8 @@ bool IsTilePlane(const Problem& p) {
          SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
 }
 
+bool FusesTiles(const Problem& p, const Machine& m, bool streaming, int threads);
+
 bool DeinterleavesCols(const Problem& p, const Machine&, bool, int) {
   if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
   const Dim& cols = ColsDim(p);
@@ -73,8 +75,18 @@ bool InterleavesRows(const Problem& p, const Machine& m, bool streaming, int thr
   // rounds: i8 32x8x224x224 `0,2,3,1` 0.31 -> 0.94, i8 8x16x224x224 0.61 -> 0.97, i8
   // 4x32x224x224 0.84 -> 0.97, bf16 4x8x224x224 0.70 -> 0.98; bf16 16 and f32 8 rows level).
   // Not where the plane's 2-4 columns de-interleave instead, along its rows.
-  return (rows.n == 8 || rows.n == 16 || rows.n == 32) && row_bytes >= 8 && row_bytes <= 32 &&
-         !DeinterleavesCols(p, m, streaming, threads);
+  const bool by_rounds =
+      (rows.n == 8 || rows.n == 16 || rows.n == 32) && row_bytes >= 8 && row_bytes <= 32;
+  // Other counts above 4 with fewer than 32 bytes: the same rounds on rows padded to 16 or 32
+  // bytes, each column's piece stored where the next one's overwrites its padding
+  // (InterleaveRowsPadded; 1 thread, ratio to memcpy, Intel Xeon, tiles -> padded: i8
+  // 32x6x224x224 `0,2,3,1` 0.24 -> 0.81, i8 32x12x224x224 0.38 -> 0.82-0.87, bf16
+  // 16x6x224x224 0.50-0.54 -> 0.97-0.99, f32 16x6x224x224 0.69 -> 0.86). Not where the plane
+  // fuses with its neighbours instead: fused, f32 2x162x7x126x3 `3,1,0,4,2` (7 rows, columns
+  // joined by the 126-dim) ran 0.50, interleaved 0.26, i8 10x27x33x66x20 `2,3,0,4,1` (27 rows)
+  // 0.55 against 0.45.
+  const bool padded = rows.n > 4 && row_bytes < 32 && !FusesTiles(p, m, streaming, threads);
+  return (by_rounds || padded) && !DeinterleavesCols(p, m, streaming, threads);
 }
 
 // The tile of a fused plane: the target's full vector (a fused plane's columns fill it).

@@ -443,14 +443,17 @@ TEST_P(WidthTest, NarrowInterleavedPlanes) {
 
 TEST_P(WidthTest, ManyRowsInterleavedByRounds) {
   if (GetParam().width > 8) return;  // 16-byte elements take the tile path
-  // 8, 16 or 32 destination-innermost rows of 8-32 bytes (channels-last with that many
-  // channels) interleave by the tile's rounds into whole vectors of the destination: column
+  // More than 4 destination-innermost rows of at most 32 bytes (channels-last with that many
+  // channels) interleave by the tile's rounds into whole vectors of the destination (8, 16
+  // or 32 rows), or padded to 16 or 32 bytes into pieces stored in column order: column
   // counts around a vector's lanes (the overlapping last vector, planes narrower than one),
   // several planes, and a joined plane (columns under 16 bytes: the outer dim continues them).
   const auto e = static_cast<int64_t>(GetParam().width);
   bool any = false;
-  for (int64_t rows : {8, 16, 32}) {
-    if (rows * e < 8 || rows * e > 32) continue;
+  // 8, 16 and 32 rows exactly; the other counts above 4 with fewer than 32 bytes padded.
+  for (int64_t rows : {8, 16, 32, 5, 6, 7, 9, 11, 12, 15, 17, 24, 31}) {
+    const bool exact = (rows == 8 || rows == 16 || rows == 32) && rows * e >= 8 && rows * e <= 32;
+    if (!exact && rows * e >= 32) continue;
     any = true;
     for (int64_t cols : {64 / e - 1, 64 / e, 64 / e + 5, 3 * 64 / e + 7, int64_t{1000}}) {
       Check({3, rows, cols}, {0, 2, 1}, cols * e >= 16 ? "interleave-rows" : "");
@@ -459,9 +462,9 @@ TEST_P(WidthTest, ManyRowsInterleavedByRounds) {
     Check({rows, 37, 4}, {1, 2, 0}, "interleave-rows");  // the 4-column planes joined by 37
     if (HasFatalFailure()) return;
   }
-  // Counts beside those keep the band walk's tile.
+  // 32 bytes of rows and more keep the band walk's tile.
   if (!any) return;
-  Check({3, 12, 200}, {0, 2, 1}, "tiles");
+  Check({3, 36 / e + 1, 200}, {0, 2, 1}, "tiles");
 }
 
 TEST_P(WidthTest, InterleavedColumnsJoinedAcrossADim) {
