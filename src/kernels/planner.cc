@@ -267,7 +267,7 @@ constexpr StrategyCandidate kCandidates[] = {
      "the innermost run stays in place and its width is not in widths.inc: strided rows",
      [](const Problem& p, const Machine&, bool, int) { return !IsTileWidth(p.elem_bytes); }},
     {Strategy::kInterleaveRows, "interleave-rows",
-     "2-4 destination-innermost rows (or 8, 16 or 32 rows of 8-32 bytes) whose columns are "
+     "2-4 destination-innermost rows (or more, of at most 32 bytes) whose columns are "
      "consecutive in the destination",
      InterleavesRows},
     {Strategy::kDeinterleaveCols, "deinterleave-cols",
