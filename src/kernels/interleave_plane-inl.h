@@ -1,6 +1,6 @@
 // The walks of one plane that Strategy::kInterleaveRows and kDeinterleaveCols run (nest.h):
-// 2-4 rows interleaved into a contiguous destination, or 2-4 columns of a contiguous source
-// split into rows.
+// 2-4 rows (or more, of at most 32 bytes) interleaved into a contiguous destination, or 2-4
+// columns of a contiguous source split into rows.
 #if defined(IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_
 #undef IOTX_KERNELS_INTERLEAVE_PLANE_INL_H_
@@ -55,7 +55,9 @@ HWY_INLINE void InterleaveJoinedColumns(D, const uint8_t* src, int64_t ss, int64
 #else
 // Interleaving and de-interleaving a few rows (NCHW <-> NHWC with 2-4 channels): the tile
 // would be mostly edge there, so these use Highway's (Load|Store)Interleaved{2,3,4}, which move
-// whole vectors. (Generic path, 32x3x224x224 f32 -> NHWC: 4.9 GB/s; u8: 1.6 GB/s.)
+// whole vectors. (Generic path, 32x3x224x224 f32 -> NHWC: 4.9 GB/s; u8: 1.6 GB/s.) More rows,
+// up to 32 bytes of them, take the tile's own interleave rounds (InterleaveRowsByRounds,
+// InterleaveRowsPadded), which the band walk's 64-byte tile would run mostly on padding.
 
 // The destination-innermost row counts past Highway's four interleaved streams that the
 // rounds below serve: 8, 16 or 32 rows whose columns are 8, 16 or 32 bytes (channels-last with
@@ -215,8 +217,9 @@ HWY_INLINE void InterleaveVector(D d, const uint8_t* HWY_RESTRICT src, int64_t s
       return;
     default:
       if constexpr (kElem <= 2) {
-        if (rows * kElem < 16)
+        if (rows * kElem < 16) {
           return InterleaveRowsPadded<kElem, 16 / kElem>(d, src, src_row_stride, out, rows);
+        }
       }
       if constexpr (kElem <= 4) {
         if (InterleavesPadded<kElem>(rows)) {

@@ -27,7 +27,7 @@ enum class Strategy : uint8_t {
   kCopy,              // one contiguous block: the items are byte ranges of it
   kRowCopy,           // the innermost run is unmoved and not a tile width: rows copied
   kInterleaveRows,    // 2-4 destination-innermost rows: Highway StoreInterleaved{2,3,4};
-                      // more rows of at most 32 bytes: the tile's interleave rounds
+                      // more, of at most 32 bytes: the tile's interleave rounds
   kDeinterleaveCols,  // 2-4 source-innermost columns: Highway LoadInterleaved{2,3,4}
   kTiles,             // in-register tiles, strips walked band by band, stored in place
   kStagedTiles,       // in-register tiles into an L1 block, written out as destination runs
