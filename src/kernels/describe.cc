@@ -111,8 +111,8 @@ std::string Describe(const Plan& plan) {
         // (other counts, padded to 16 or 32 bytes of rows): groups of up to 16 bytes of rows,
         // log2(rows per group) rounds each.
         const int64_t rows = n.rows_inner;
-        const bool exact = (rows == 8 || rows == 16 || rows == 32) && rows * e >= 8;
-        const int64_t padded = exact ? rows : (rows * e <= 16 ? 16 : 32) / e;
+        const bool exact = kernels::InterleaveFormOf(rows, e) == kernels::InterleaveForm::kRounds;
+        const int64_t padded = kernels::InterleaveRoundRows(rows, e);
         const int64_t groups = std::max<int64_t>(1, padded * e / 16);
         s += fmt::format(
             "tile:     {} rows{} x {} columns on {}-byte vectors, interleaved as the tile's rows "

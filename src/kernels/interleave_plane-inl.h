@@ -60,12 +60,32 @@ HWY_INLINE void InterleaveJoinedColumns(D, const uint8_t* src, int64_t ss, int64
 // InterleaveRowsPadded), which the band walk's 64-byte tile would run mostly on padding.
 
 // The destination-innermost row counts past Highway's four interleaved streams that the
-// rounds below serve: 8, 16 or 32 rows whose columns are 8, 16 or 32 bytes (channels-last with
-// 8-32 channels: i8 8, 16, 32, bf16 8, 16, f32 8). The band walk's tile holds 64 bytes of
-// rows, so such planes were two to eight parts padding (i8 32x8x224x224 `0,2,3,1`).
+// rounds below serve exactly (InterleaveForm::kRounds): 8, 16 or 32 rows whose columns are 8,
+// 16 or 32 bytes (channels-last with 8-32 channels: i8 8, 16, 32, bf16 8, 16, f32 8). The
+// band walk's tile holds 64 bytes of rows, so such planes were two to eight parts padding (i8
+// 32x8x224x224 `0,2,3,1`).
 template <size_t kElem>
 constexpr bool InterleavesByRounds(size_t rows) {
   return (rows == 8 || rows == 16 || rows == 32) && rows * kElem >= 8 && rows * kElem <= 32;
+}
+
+// kRp rows from `src` (src_row_stride apart; zeros past the first `rows`) as kG groups of kRg
+// rows, each group transposed inside every 128-bit block by log2(kRg) interleave rounds.
+template <size_t kRp, size_t kG, class D>
+HWY_INLINE void LoadRowsInterleaved(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                    size_t rows, hn::VFromD<D> (&v)[kG][kRp / kG]) {
+  using T = hn::TFromD<D>;
+  constexpr size_t kRg = kRp / kG;
+  HWY_UNROLL(32)
+  for (size_t r = 0; r < kRp; ++r) {
+    v[r / kRg][r % kRg] =
+        r < rows
+            ? hn::LoadU(d,
+                        reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride))
+            : hn::Zero(d);
+  }
+  HWY_UNROLL(2)
+  for (size_t g = 0; g < kG; ++g) InterleaveRounds(d, v[g]);
 }
 
 // kR rows (InterleavesByRounds) x one vector of columns into a contiguous destination (column
@@ -83,13 +103,7 @@ HWY_INLINE void InterleaveRowsByRounds(D d, const uint8_t* HWY_RESTRICT src, int
   constexpr size_t kRg = kR / kG;                               // rows per group
   constexpr size_t K = hn::MaxLanes(D()) * sizeof(T) / 16;      // blocks per vector
   hn::VFromD<D> v[kG][kRg];
-  HWY_UNROLL(32)
-  for (size_t r = 0; r < kR; ++r) {
-    v[r / kRg][r % kRg] =
-        hn::LoadU(d, reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride));
-  }
-  HWY_UNROLL(2)
-  for (size_t g = 0; g < kG; ++g) InterleaveRounds(d, v[g]);
+  LoadRowsInterleaved<kR, kG>(d, src, src_row_stride, kR, v);
   if constexpr (K >= kG) {
     // Vector i of a chunk: group i % kG of column j + i / kG, so that the chunk's block k is
     // K consecutive 16-byte pieces of the destination.
@@ -121,6 +135,24 @@ template <size_t kElem>
 constexpr bool InterleavesPadded(size_t rows) {
   return rows > 4 && rows * kElem < 32 && !InterleavesByRounds<kElem>(rows);
 }
+
+// The two above are InterleaveFormOf (nest.h, which the planner and Describe read) written out
+// on size_t, so that the compiler sees each padded piece's bound (under 32 bytes) in the
+// stores of InterleaveRowsPadded (through the enum it warned of copies past `exact`); this
+// keeps them the same rule.
+template <size_t kElem>
+constexpr bool MatchesInterleaveFormOf() {
+  for (size_t rows = 0; rows <= 64; ++rows) {
+    const InterleaveForm form = InterleaveFormOf(static_cast<int64_t>(rows), kElem);
+    if (InterleavesByRounds<kElem>(rows) != (form == InterleaveForm::kRounds) ||
+        InterleavesPadded<kElem>(rows) != (form == InterleaveForm::kPadded)) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(MatchesInterleaveFormOf<1>() && MatchesInterleaveFormOf<2>() &&
+              MatchesInterleaveFormOf<4>() && MatchesInterleaveFormOf<8>());
 
 // Column j of block kBlock of group vectors v[g][j] (each column's kG pieces of 16 bytes) for
 // the columns of that block, stored in column order at out + column * piece: each piece's
@@ -159,16 +191,7 @@ HWY_INLINE void InterleaveRowsPadded(D d, const uint8_t* HWY_RESTRICT src, int64
   constexpr size_t kRg = kRp / kG;         // rows per group
   constexpr size_t K = hn::MaxLanes(D()) * sizeof(T) / 16;
   hn::VFromD<D> v[kG][kRg];
-  HWY_UNROLL(32)
-  for (size_t r = 0; r < kRp; ++r) {
-    v[r / kRg][r % kRg] =
-        r < rows
-            ? hn::LoadU(d,
-                        reinterpret_cast<const T*>(src + static_cast<int64_t>(r) * src_row_stride))
-            : hn::Zero(d);
-  }
-  HWY_UNROLL(2)
-  for (size_t g = 0; g < kG; ++g) InterleaveRounds(d, v[g]);
+  LoadRowsInterleaved<kRp, kG>(d, src, src_row_stride, rows, v);
   const size_t piece = rows * kElem;
   const size_t whole = (K * kRg * piece - 16 * kG) / piece + 1;  // stores within the output
   StorePaddedBlock<0>(d, v, out, piece, whole);

@@ -34,6 +34,29 @@ enum class Strategy : uint8_t {
   kFusedTiles,        // small planes: the next dims join rows and columns (kTiles' walk)
 };
 
+// How Strategy::kInterleaveRows interleaves `rows` destination-innermost rows of elem_bytes
+// each (interleave_plane-inl.h), the one rule the planner, the kernel and Describe read:
+// Highway's interleaved stores for 2-4 rows; the tile's interleave rounds for 8, 16 or 32
+// rows of 8-32 bytes (whole destination vectors); the same rounds on rows padded with zeros to
+// 16 or 32 bytes for the other counts above 4 of fewer than 32 bytes; none past that.
+enum class InterleaveForm : uint8_t { kNone, kHighway, kRounds, kPadded };
+
+constexpr InterleaveForm InterleaveFormOf(int64_t rows, int64_t elem_bytes) {
+  const int64_t bytes = rows * elem_bytes;
+  if (rows >= 2 && rows <= 4) return InterleaveForm::kHighway;
+  if ((rows == 8 || rows == 16 || rows == 32) && bytes >= 8 && bytes <= 32) {
+    return InterleaveForm::kRounds;
+  }
+  if (rows > 4 && bytes < 32) return InterleaveForm::kPadded;
+  return InterleaveForm::kNone;
+}
+
+// The rows the rounds run on: `rows` itself for kRounds, padded to 16 or 32 bytes for kPadded.
+constexpr int64_t InterleaveRoundRows(int64_t rows, int64_t elem_bytes) {
+  if (InterleaveFormOf(rows, elem_bytes) != InterleaveForm::kPadded) return rows;
+  return (rows * elem_bytes <= 16 ? 16 : 32) / elem_bytes;
+}
+
 struct LoopDim {
   int64_t n = 1;
   int64_t src_stride = 0;  // bytes

@@ -67,16 +67,15 @@ bool DeinterleavesCols(const Problem& p, const Machine&, bool, int) {
 bool InterleavesRows(const Problem& p, const Machine& m, bool streaming, int threads) {
   if (!IsTilePlane(p) || p.elem_bytes > 8) return false;
   const Dim& rows = RowsDim(p);
-  const int64_t row_bytes = rows.n * p.elem_bytes;
-  if (ColsDim(p).dst_stride != row_bytes) return false;
-  if (rows.n >= 2 && rows.n <= 4) return true;  // Highway's interleaved stores
+  if (ColsDim(p).dst_stride != rows.n * p.elem_bytes) return false;
+  const InterleaveForm form = InterleaveFormOf(rows.n, p.elem_bytes);
+  if (form == InterleaveForm::kHighway) return true;
   // 8, 16 or 32 rows of 8-32 bytes, which fill a 64-byte tile only in part, by the tile's
   // interleave rounds (InterleaveRowsByRounds; 1 thread, ratio to memcpy, Intel Xeon, tiles ->
   // rounds: i8 32x8x224x224 `0,2,3,1` 0.31 -> 0.94, i8 8x16x224x224 0.61 -> 0.97, i8
   // 4x32x224x224 0.84 -> 0.97, bf16 4x8x224x224 0.70 -> 0.98; bf16 16 and f32 8 rows level).
   // Not where the plane's 2-4 columns de-interleave instead, along its rows.
-  const bool by_rounds =
-      (rows.n == 8 || rows.n == 16 || rows.n == 32) && row_bytes >= 8 && row_bytes <= 32;
+  const bool by_rounds = form == InterleaveForm::kRounds;
   // Other counts above 4 with fewer than 32 bytes: the same rounds on rows padded to 16 or 32
   // bytes, each column's piece stored where the next one's overwrites its padding
   // (InterleaveRowsPadded; 1 thread, ratio to memcpy, Intel Xeon, tiles -> padded: i8
@@ -85,7 +84,7 @@ bool InterleavesRows(const Problem& p, const Machine& m, bool streaming, int thr
   // fuses with its neighbours instead: fused, f32 2x162x7x126x3 `3,1,0,4,2` (7 rows, columns
   // joined by the 126-dim) ran 0.50, interleaved 0.26, i8 10x27x33x66x20 `2,3,0,4,1` (27 rows)
   // 0.55 against 0.45.
-  const bool padded = rows.n > 4 && row_bytes < 32 && !FusesTiles(p, m, streaming, threads);
+  const bool padded = form == InterleaveForm::kPadded && !FusesTiles(p, m, streaming, threads);
   return (by_rounds || padded) && !DeinterleavesCols(p, m, streaming, threads);
 }
 
