@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """scripts/plan-sweep against two stand-in iotx binaries whose plans and ratios are known:
 the old one stages every layout, the new one walks 8-byte layouts in place, runs 2-byte ones
-on narrower vectors and cuts 1-byte ones by another dim; the old one's bench answers 0.5 and
-the new one's 0.75. So exactly the f64, bf16 and i8 layouts are benchmarked (a strategy, a
-tile and a driver that differ), each at 1.50x, and the layouts are reproducible by seed and
-within the size range asked for; --survey benchmarks every layout with one of them.
+on narrower vectors, cuts 1-byte ones by another dim and orders 4-byte ones' loops otherwise;
+the old one's bench answers 0.5 and the new one's 0.75. So exactly the f64, bf16, i8 and f32
+layouts are benchmarked (a strategy, a tile, a driver and a loop order that differ), each at
+1.50x, and the layouts are reproducible by seed, within the size range and of the ranks asked
+for; --survey benchmarks every layout with one of them.
 
 Usage: plan_sweep_test.py SOURCE_DIR
 """
@@ -29,6 +30,11 @@ if args[0] == "plan":
     print("stores:   regular (output 1 MiB)")
     cut = 1 if {new} and dtype == "i8" else 0
     print(f"          dim {{cut}}: n=512 driver in blocks of 256, tile columns")
+    if {new} and dtype == "f32":
+        print("loops:    per item, outer -> inner (source memory order, but dim 1 innermost: "
+              "it continues the destination): dim 0 (n=4), dim 1 (n=8)")
+    else:
+        print("loops:    per item, outer -> inner (source memory order): dim 1 (n=8), dim 0 (n=4)")
     print("driver:   2 item(s) (why)")
 elif args[0] == "bench":
     print("  ratio           " + ("0.75" if {new} else "0.50") + "  (iotx / memcpy)")
@@ -47,7 +53,9 @@ def main():
         assert 1e6 <= size <= 4e6, (dtype, shape, size)
         order = [int(p) for p in perm.split(",")]
         assert sorted(order) == list(range(len(dims))) and order != sorted(order), perm
-    changed_dtypes = ("f64", "bf16", "i8")
+    for dtype, shape, perm in sweep.random_layouts(40, 1e6, 4e6, seed=7, ranks=[5, 6]):
+        assert len(shape.split(",")) in (5, 6), shape
+    changed_dtypes = ("f64", "bf16", "i8", "f32")
     changed = sum(1 for layout in first if layout[0] in changed_dtypes)
     assert 0 < changed < len(first), "every layout of the changed dtypes"
     assert all(any(layout[0] == d for layout in first) for d in changed_dtypes), "a dtype missing"
@@ -104,6 +112,9 @@ def main():
                               binaries["new"], "--min-mb", "4", "--max-mb", "4"],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and "--min-mb" in bad.stderr, bad.stderr
+        bad = subprocess.run([sys.executable, script, "--survey", binaries["new"], "--ranks",
+                              "1,3"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "--ranks" in bad.stderr, bad.stderr
     print("plan-sweep: ok")
 
 
