@@ -315,7 +315,19 @@ std::string Describe(const Plan& plan) {
     }
   }
   if (d.nest.loop_rank > 0) {
-    s += "loops:    per item, outer -> inner (source memory order):";
+    s += "loops:    per item, outer -> inner (source memory order";
+    if (d.tile.dst_loop_dim >= 0) {
+      // DestinationLoopDim (planner.h).
+      const int64_t dst_run = kernels::PlaneRunBytes(d.folded, d.tile, /*destination=*/true);
+      s += fmt::format(
+          ", but dim {} innermost: it continues the plane's {} B destination runs, shorter than "
+          "its {} B source runs{}",
+          d.tile.dst_loop_dim, dst_run, kernels::PlaneRunBytes(d.folded, d.tile, false),
+          dst_run % 64 == 0 ? ""
+                            : ", and source order would leave their shared lines before "
+                              "completing them");
+    }
+    s += "):";
     for (int k = 0; k < d.nest.loop_rank; ++k) s += (k ? ", " : " ") + LoopName(d, k);
     s += "\n";
   }

@@ -122,6 +122,8 @@ Status PlanStages(kernels::Problem unfolded, PlanData& d) {
                                    kernels::FindPartitionUnit(d.folded, d.sbuf.leading, partitions),
                                    target_items, d.threads_hint);
   }
+  d.tile.dst_loop_dim =
+      kernels::DestinationLoopDim(d.folded, strategy, d.tile, d.split, d.machine, streaming);
   d.nest = kernels::BuildNest(d.folded, strategy, d.tile, d.split, streaming);
   d.run = kernels::ChooseRunItems(strategy, d.nest.elem_bytes, d.nest.vector_bytes);
   if (d.run == nullptr) {

@@ -1,6 +1,7 @@
 #include "kernels/planner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <iterator>
@@ -577,6 +578,78 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   return tile;
 }
 
+int64_t PlaneRunBytes(const Problem& folded, const Tile& tile, bool destination) {
+  const std::array<int, 4> order =
+      destination ? std::array{tile.rows_dim, tile.rows2_dim, tile.cols_dim, tile.cols2_dim}
+                  : std::array{tile.cols_dim, tile.cols2_dim, tile.rows_dim, tile.rows2_dim};
+  int64_t run = folded.elem_bytes;
+  for (const int i : order) {
+    if (i < 0) continue;
+    const Dim& d = folded.dims[static_cast<size_t>(i)];
+    if ((destination ? d.dst_stride : d.src_stride) != run) break;
+    run *= d.n;
+  }
+  return run;
+}
+
+int DestinationLoopDim(const Problem& folded, Strategy strategy, const Tile& tile,
+                       const DriverSplit& split, const Machine& machine, bool streaming) {
+  if (strategy == Strategy::kCopy || strategy == Strategy::kRowCopy || tile.rows_dim < 0) {
+    return -1;
+  }
+  const int64_t dst_run = PlaneRunBytes(folded, tile, /*destination=*/true);
+  const int64_t src_run = PlaneRunBytes(folded, tile, /*destination=*/false);
+  if (dst_run >= src_run) return -1;
+  const auto in_plane = [&](int i) {
+    return i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim;
+  };
+  const auto in_driver = [&](int i) {
+    return std::find(split.whole.begin(), split.whole.end(), i) != split.whole.end();
+  };
+  int continues_dst = -1;
+  int continues_src = -1;
+  int64_t plane_bytes = folded.elem_bytes;
+  for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
+    const Dim& d = folded.dims[static_cast<size_t>(i)];
+    if (in_plane(i)) {
+      plane_bytes *= d.n;
+    } else if (in_driver(i) || d.n == 1) {
+      continue;
+    } else if (d.dst_stride == dst_run) {
+      continues_dst = i;
+    } else if (d.src_stride == src_run) {
+      continues_src = i;
+    }
+  }
+  if (continues_dst < 0) return -1;
+  // The bytes of the planes a kernel loop walks between a plane and the one continuing its
+  // runs on one side: those of every loop inner to that side's continuing dim, in source order
+  // or with `last` innermost (a driver dim cut into blocks counted whole: an upper bound).
+  const auto between = [&](int continuing, int last) {
+    const int64_t src_stride = folded.dims[static_cast<size_t>(continuing)].src_stride;
+    int64_t bytes = plane_bytes;
+    for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
+      const Dim& d = folded.dims[static_cast<size_t>(i)];
+      if (in_plane(i) || in_driver(i) || i == continuing) continue;
+      if (i == last || d.src_stride < src_stride) bytes *= d.n;  // at most the problem's bytes
+    }
+    return bytes;
+  };
+  const int64_t source_order = between(continues_dst, -1);
+  if (source_order == plane_bytes) return -1;  // source order walks it innermost already
+  // Runs that are not whole lines share their first and last lines with the runs continuing
+  // them. A destination line written in part leaves L1 where more than half of it lies
+  // between, and comes back to be completed. Whole-line runs gain only where the stores are
+  // ordinary (cache-bypassing ones fetch nothing for writing, and the source's streams then
+  // matter more). A source line read in part is read again, which costs little while it is
+  // still in L2.
+  const bool destination_gains =
+      dst_run % kLine != 0 ? source_order > machine.l1d_bytes / 2 : !streaming;
+  const bool source_refetched = continues_src >= 0 && src_run % kLine != 0 &&
+                                between(continues_src, continues_dst) > machine.l2_bytes / 2;
+  return destination_gains && !source_refetched ? continues_dst : -1;
+}
+
 PartitionUnit FindPartitionUnit(const Problem& folded, int64_t leading, int64_t partitions) {
   PartitionUnit unit;
   unit.leading = leading;
@@ -1079,8 +1152,12 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
                        -1});
   }
   // Loop order: walk the source in memory order (largest source stride outermost), so that
-  // consecutive planes continue the same source rows and reads form long streams.
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+  // consecutive planes continue the same source rows and reads form long streams; the dim
+  // continuing the destination runs innermost where the planner says so (DestinationLoopDim).
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    const bool a_last = a.folded_index >= 0 && a.folded_index == tile.dst_loop_dim;
+    const bool b_last = b.folded_index >= 0 && b.folded_index == tile.dst_loop_dim;
+    if (a_last != b_last) return b_last;
     return a.dim.src_stride > b.dim.src_stride;
   });
   nest.loop_rank = static_cast<int>(entries.size());

@@ -1,5 +1,6 @@
 // The planner's stages after folding (problem.h): each a small pure function, tested alone.
-//   ChooseStreaming -> ChooseStrategy -> ChooseTile -> SplitDriver -> BuildNest
+//   ChooseStreaming -> ChooseStrategy -> ChooseTile -> SplitDriver -> DestinationLoopDim
+//   -> BuildNest
 // Every machine-dependent number comes from a Machine (machine.h): cache geometry as the CPU
 // reports it, the vector width of the Highway target, a calibrated streaming threshold.
 #pragma once
@@ -81,6 +82,10 @@ struct Tile {
   bool fused = false;
   int64_t row_granule = 1;   // smallest row block a thread split may cut
   int64_t col_granule = 1;   // smallest column block a thread split may cut
+  // The folded dim the kernel loops walk innermost, ahead of source memory order: the one
+  // continuing the plane's destination runs (DestinationLoopDim, set after SplitDriver);
+  // -1: source order alone.
+  int dst_loop_dim = -1;
 };
 
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
@@ -138,6 +143,25 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
                         int64_t target_items, int threads);
 // For a contiguous copy (no dims): items are byte chunks; `leading` and `partitions` as above.
 DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t partitions, int64_t target_items);
+
+// Bytes of one plane that follow each other on one side (`destination` or source), from its
+// innermost dim there: the rows (and a fused rows dim) then the columns in the destination,
+// the columns then the rows in the source, as long as each dim continues the last.
+int64_t PlaneRunBytes(const Problem& folded, const Tile& tile, bool destination);
+
+// The kernel loops walk the source in memory order, so that consecutive planes continue the
+// same source runs; this names the loop dim to walk innermost instead, the one continuing the
+// destination runs (its destination stride is PlaneRunBytes), or -1. Only where those runs are
+// the shorter side, and where walking them so gains: runs that are not whole lines where
+// source order walks more than half the L1 of planes before continuing them (their shared
+// lines would leave L1 part-written and come back), whole-line runs where the stores are
+// ordinary (a plane's short runs, each fetched for writing, become one stream). Not where the
+// source runs are not whole lines and the planes walked before continuing those would then
+// pass half the L2 (their shared lines read again from further away). Row copies keep source
+// order. Run after SplitDriver (the dims it takes whole are no kernel loops; `streaming` as
+// ChooseStreaming decided); BuildNest reads the result from Tile::dst_loop_dim.
+int DestinationLoopDim(const Problem& folded, Strategy strategy, const Tile& tile,
+                       const DriverSplit& split, const Machine& machine, bool streaming);
 
 // Items worth sharing among up to `threads` threads for `bytes` bytes.
 int64_t TargetItems(int64_t bytes, int threads);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -1032,6 +1033,98 @@ TEST(BuildNestTest, LoopsWalkTheSourceInMemoryOrder) {
   EXPECT_EQ(nest.row_block_loop, -1);
   EXPECT_EQ(nest.loops[0].n, 2);
   EXPECT_EQ(nest.loops[0].src_stride, 512);
+}
+
+// The planner's loop-order stage on one thread (no driver dims) with ordinary stores unless
+// `streaming`; ChooseTile's tile gets the result, as MakePlan's does.
+Tile TileWithLoopOrder(const Problem& p, const Machine& m, bool streaming = false) {
+  const Strategy strategy = ChooseStrategy(p, m, streaming, 1).strategy;
+  Tile tile = ChooseTile(p, strategy, m, streaming);
+  const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 1, 1);
+  tile.dst_loop_dim = DestinationLoopDim(p, strategy, tile, split, m, streaming);
+  return tile;
+}
+
+TEST(BuildNestTest, WalksTheDimContinuingShortDestinationRunsInnermost) {
+  const Machine m = TestMachine();
+  // f64 15x11x13x2x26x5 `4,2,5,0,3,1` (z04 of bench-cases-random.txt): fused planes of 22
+  // rows (11 x 2) x 130 columns (5 x 26). Destination runs 22 x 8 = 176 B, continued by the
+  // 15-dim (destination stride 176); source runs 130 x 8 = 1040 B, continued by the 13-dim
+  // (source stride 2080 = 2 x 1040: the fused rows' inner pair). Source order walks the 13
+  // planes (13 x 22.9 KB, past half the L1) before the 15-dim's next step completes the runs'
+  // shared lines, so the 15-dim goes innermost.
+  const Problem z04 = Folded({15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  ASSERT_EQ(ChooseStrategy(z04, m).strategy, Strategy::kFusedTiles);
+  const Tile tile = TileWithLoopOrder(z04, m);
+  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/true), 176);
+  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/false), 1040);
+  ASSERT_GE(tile.dst_loop_dim, 0);
+  EXPECT_EQ(z04.dims[static_cast<size_t>(tile.dst_loop_dim)], (Dim{15, 297440, 176}));
+  const Nest nest = BuildNest(z04, Strategy::kFusedTiles, tile,
+                              SplitDriver(z04, tile, PartitionUnit{}, 1, 1), false);
+  ASSERT_EQ(nest.loop_rank, 2);
+  EXPECT_EQ(nest.loops[0].n, 13);  // source order would have put it innermost
+  EXPECT_EQ(nest.loops[1].n, 15);
+
+  // Whole-line destination runs shorter than the source's move too, however few planes lie
+  // between: f64 384x114x8x2 `3,1,0,2` deinterleaves 2 columns into 8-row runs of 64 B (one
+  // line), continued by the 384-dim; its source runs, 2 x 8 x 8 = 128 B, by the 114-dim.
+  const Problem lines = Folded({384, 114, 8, 2}, {3, 1, 0, 2}, 8);
+  const Tile lines_tile = TileWithLoopOrder(lines, m);
+  EXPECT_EQ(PlaneRunBytes(lines, lines_tile, true), 64);
+  EXPECT_EQ(PlaneRunBytes(lines, lines_tile, false), 128);
+  ASSERT_GE(lines_tile.dst_loop_dim, 0);
+  EXPECT_EQ(lines.dims[static_cast<size_t>(lines_tile.dst_loop_dim)].n, 384);
+  // Cache-bypassing stores fetch nothing for writing: whole lines then keep source order.
+  EXPECT_EQ(TileWithLoopOrder(lines, m, /*streaming=*/true).dst_loop_dim, -1);
+
+  // Source order stays where the destination runs are the longer side (i8 28x29x10x5x7x44
+  // `5,3,2,0,1,4`: 5684 B against 308 B), and where they are partial lines that source order
+  // completes within half the L1 (f32 4x86x4x6x52 `4,2,1,0,3`: 96 B runs continued by the
+  // 86-dim, 4 planes of 4992 B inner to it).
+  const Problem longer = Folded({28, 29, 10, 5, 7, 44}, {5, 3, 2, 0, 1, 4}, 1);
+  const Tile longer_tile = TileWithLoopOrder(longer, m);
+  EXPECT_EQ(PlaneRunBytes(longer, longer_tile, true), 5684);
+  EXPECT_EQ(PlaneRunBytes(longer, longer_tile, false), 308);
+  EXPECT_EQ(longer_tile.dst_loop_dim, -1);
+  const Problem near = Folded({4, 86, 4, 6, 52}, {4, 2, 1, 0, 3}, 4);
+  const Tile near_tile = TileWithLoopOrder(near, m);
+  EXPECT_EQ(PlaneRunBytes(near, near_tile, true), 96);
+  EXPECT_EQ(PlaneRunBytes(near, near_tile, false), 1248);
+  EXPECT_EQ(near_tile.dst_loop_dim, -1);
+  // With a quarter of the L1, the same 4 planes lie past half of it.
+  Machine small_l1 = m;
+  small_l1.l1d_bytes = 12 * 1024;
+  EXPECT_GE(TileWithLoopOrder(near, small_l1).dst_loop_dim, 0);
+
+  // Whole-line destination runs against source runs that are not whole lines: c128
+  // 15x4x237x5x7 `3,2,0,4,1` writes 448 B runs continued by the 15-dim and reads 560 B ones
+  // continued by the 237-dim; with the 15-dim innermost the source's shared lines wait 15
+  // planes of 2240 B, within half the L2, so it moves. f32 12x134x5x53x4 `3,2,1,4,0` (192 B
+  // against 848 B) would make them wait 134 planes of 10176 B, past half the L2: it stays.
+  const Problem within = Folded({15, 4, 237, 5, 7}, {3, 2, 0, 4, 1}, 16);
+  const Tile within_tile = TileWithLoopOrder(within, m);
+  EXPECT_EQ(PlaneRunBytes(within, within_tile, true), 448);
+  EXPECT_EQ(PlaneRunBytes(within, within_tile, false), 560);
+  ASSERT_GE(within_tile.dst_loop_dim, 0);
+  EXPECT_EQ(within.dims[static_cast<size_t>(within_tile.dst_loop_dim)].n, 15);
+  const Problem past = Folded({12, 134, 5, 53, 4}, {3, 2, 1, 4, 0}, 4);
+  const Tile past_tile = TileWithLoopOrder(past, m);
+  EXPECT_EQ(PlaneRunBytes(past, past_tile, true), 192);
+  EXPECT_EQ(PlaneRunBytes(past, past_tile, false), 848);
+  EXPECT_EQ(past_tile.dst_loop_dim, -1);
+
+  // Only the kernel's own loops lie between: f64 5x36x14x19x13x2 `3,0,5,2,1,4` de-interleaves
+  // planes of 208 B whose 104 B destination runs the 36-dim continues. On one thread the 19-
+  // and 14-dims (53 KB of planes) lie between in source order, and it moves; on two the
+  // driver takes the 14-dim (and the 5-dim), leaving 19 planes (4 KB): it stays.
+  const Problem split_apart = Folded({5, 36, 14, 19, 13, 2}, {3, 0, 5, 2, 1, 4}, 8);
+  const Tile one = TileWithLoopOrder(split_apart, m);
+  ASSERT_GE(one.dst_loop_dim, 0);
+  EXPECT_EQ(split_apart.dims[static_cast<size_t>(one.dst_loop_dim)].n, 36);
+  const DriverSplit two = SplitDriver(split_apart, one, PartitionUnit{}, 32, 2);
+  ASSERT_NE(std::find(two.whole.begin(), two.whole.end(), 3), two.whole.end());
+  EXPECT_EQ(DestinationLoopDim(split_apart, Strategy::kDeinterleaveCols, one, two, m, false), -1);
 }
 
 TEST(BuildNestTest, StagesFusedPlanesWhoseRunsShareLines) {

@@ -175,6 +175,52 @@ TEST_P(TransposeTargetTest, TwoToFourChannelsInterleavedAndBack) {
   }
 }
 
+TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
+  // Layouts whose kernel loops walk the dim continuing the destination runs innermost rather
+  // than in source order (DestinationLoopDim): fused planes (f64 z04 scaled down, c128,
+  // bf16) and de-interleaved columns (f64 whole-line runs, f32 16 B runs, i8 290 B runs),
+  // with each store mode, one and two threads, and in ranges (ExecuteRange).
+  struct Layout {
+    std::vector<int64_t> shape, perm;
+    size_t elem;
+  };
+  const std::vector<Layout> layouts = {
+      {{6, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
+      {{3, 21, 20, 4, 50}, {4, 2, 1, 0, 3}, 16},
+      {{5, 9, 11, 208, 53}, {4, 2, 1, 0, 3}, 2},
+      {{96, 114, 8, 2}, {3, 1, 0, 2}, 8},
+      {{2, 16, 16, 32, 4, 4}, {2, 3, 5, 0, 1, 4}, 4},
+      {{5, 11, 80, 145, 2, 3}, {2, 5, 0, 1, 3, 4}, 1},
+  };
+  for (const Layout& l : layouts) {
+    PlanOptions one_thread;
+    one_thread.max_threads = 1;
+    auto plan = MakePlan(l.shape, l.perm, l.elem, one_thread);
+    ASSERT_TRUE(plan.has_value());
+    // With one-byte vectors nothing fuses, so the z04 plane's source runs are the shorter.
+    if (GetParam() != HWY_SCALAR) {
+      ASSERT_NE(Describe(**plan).find("innermost: it continues the plane's"), std::string::npos)
+          << Describe(**plan);
+    }
+    for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+      for (int threads : {1, 2}) {
+        Case c;
+        c.shape = l.shape;
+        c.perm = l.perm;
+        c.elem = l.elem;
+        c.options.stores = stores;
+        c.options.max_threads = threads;
+        c.threads = threads;
+        c.dst_offset = threads == 2 ? 8 : 0;
+        CheckCase(c);
+        c.range_bytes = 100000 + 8 * l.elem;
+        CheckCase(c);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 TEST_P(TransposeTargetTest, ZeroSizeAndScalarTensors) {
   for (const auto& shape : std::vector<std::vector<int64_t>>{{0}, {5, 0, 3}, {0, 0}, {}, {1}, {1, 1, 1}}) {
     std::vector<int64_t> perm(shape.size());
