@@ -39,11 +39,13 @@ struct FusedGeometry {
 // of one run: every plane of a nest has the same geometry, so the tables of a strip or band
 // that starts where the previous plane's did are the same. Planes of one strip and one band
 // (135 x 15: every plane of bf16 3x39x4x157x45x15 `3,2,1,5,4,0`) computed them once per
-// plane, a quarter of their time.
+// plane, a quarter of their time. Planes of at most kMaxFusedStripRows rows (columns) keep one
+// table for all their strips (bands); a table kept for one band alone was computed again for
+// every band of every plane.
 struct FusedTables {
   static constexpr size_t kMaxTileRows = 64;  // a tile's rows or columns: 1-byte elements
   int64_t row_off[kMaxFusedStripRows + kMaxTileRows];
-  int64_t col_off[kMaxTileRows] = {};
+  int64_t col_off[kMaxFusedStripRows + kMaxTileRows];
   size_t rows_first = SIZE_MAX, rows_count = 0, cols_first = SIZE_MAX, cols_count = 0;
 };
 
@@ -136,8 +138,9 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
     constexpr bool kStream = decltype(stream_tag)::value;
     // A plane of at most kMaxFusedStripRows rows keeps one table for all its strips (429-row
     // planes in strips of 384 and 45 recomputed both per plane), a taller one a table per
-    // strip.
+    // strip; so do the columns for the bands.
     const bool whole = rows <= static_cast<size_t>(kMaxFusedStripRows);
+    const bool whole_cols = cols <= static_cast<size_t>(kMaxFusedStripRows);
     for (size_t r0 = 0; r0 < rows; r0 += strip_rows) {
       const size_t n = std::min(strip_rows, rows - r0);
       const size_t n_full = n / Shape::kRows * Shape::kRows;
@@ -156,29 +159,34 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
       uint8_t* t = dst + r0 * kElem;
       for (size_t c = 0; c < cols; c += Shape::kCols) {
         const size_t m = std::min<size_t>(Shape::kCols, cols - c);
-        if (tab.cols_first != c || tab.cols_count != m) {
-          FusedOffsets(static_cast<int64_t>(c), m, g.cols_inner, g.dst_col_stride,
+        const size_t cols_first = whole_cols ? 0 : c;
+        const size_t cols_count = whole_cols ? cols : m;
+        if (tab.cols_first != cols_first || tab.cols_count != cols_count) {
+          FusedOffsets(static_cast<int64_t>(cols_first), cols_count, g.cols_inner, g.dst_col_stride,
                        g.dst_outer_col_stride, col_off);
-          tab.cols_first = c;
-          tab.cols_count = m;
+          // A partial band reads the entries past its columns: zeros, masked off.
+          std::fill(col_off + cols_count, col_off + cols_count + Shape::kCols, int64_t{0});
+          tab.cols_first = cols_first;
+          tab.cols_count = cols_count;
         }
+        const int64_t* HWY_RESTRICT band_off = col_off + (c - cols_first);
         const uint8_t* s = src + c * kElem;
         if (m == Shape::kCols) {
           for (size_t r = 0; r < n_full; r += Shape::kRows) {
             TransposeTileLines<kElem, kStream, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
-                                                     col_off);
+                                                     band_off);
           }
         }
         if constexpr (kPartialTiles) {
           if (m < Shape::kCols) {
             for (size_t r = 0; r < n_full; r += Shape::kRows) {
               TransposeTileLines<kElem, false, true, true>(d, s, 0, t + r * kElem, 0, strip_off + r,
-                                                           col_off, Shape::kRows, m);
+                                                           band_off, Shape::kRows, m);
             }
           }
           if (n_full < n) {
             TransposeTileLines<kElem, false, true, true>(
-                d, s, 0, t + n_full * kElem, 0, strip_off + n_full, col_off, n - n_full, m);
+                d, s, 0, t + n_full * kElem, 0, strip_off + n_full, band_off, n - n_full, m);
           }
         }
       }
