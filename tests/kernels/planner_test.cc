@@ -1049,10 +1049,10 @@ TEST(BuildNestTest, WalksTheDimContinuingShortDestinationRunsInnermost) {
   const Machine m = TestMachine();
   // f64 15x11x13x2x26x5 `4,2,5,0,3,1` (z04 of bench-cases-random.txt): fused planes of 22
   // rows (11 x 2) x 130 columns (5 x 26). Destination runs 22 x 8 = 176 B, continued by the
-  // 15-dim (destination stride 176); source runs 130 x 8 = 1040 B, continued by the 13-dim
-  // (source stride 2080 = 2 x 1040: the fused rows' inner pair). Source order walks the 13
-  // planes (13 x 22.9 KB, past half the L1) before the 15-dim's next step completes the runs'
-  // shared lines, so the 15-dim goes innermost.
+  // 15-dim (destination stride 176); source runs 130 x 8 = 1040 B (the fused rows' inner pair
+  // of them, 2080 B, is what the 13-dim continues). Source order walks the 13 planes (13 x
+  // 22.9 KB, past half the L1) before the 15-dim's next step completes the runs' shared lines,
+  // so the 15-dim goes innermost.
   const Problem z04 = Folded({15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
   ASSERT_EQ(ChooseStrategy(z04, m).strategy, Strategy::kFusedTiles);
   const Tile tile = TileWithLoopOrder(z04, m);
