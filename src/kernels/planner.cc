@@ -592,6 +592,16 @@ int64_t PlaneRunBytes(const Problem& folded, const Tile& tile, bool destination)
   return run;
 }
 
+namespace {
+
+// Whether the kernel loops walk folded dim i: neither the plane's nor taken whole by the driver.
+bool IsKernelLoopDim(const Tile& tile, const DriverSplit& split, int i) {
+  return !tile.InPlane(i) &&
+         std::find(split.whole.begin(), split.whole.end(), i) == split.whole.end();
+}
+
+}  // namespace
+
 int DestinationLoopDim(const Problem& folded, Strategy strategy, const Tile& tile,
                        const DriverSplit& split, const Machine& machine, bool streaming) {
   if (strategy == Strategy::kCopy || strategy == Strategy::kRowCopy || tile.rows_dim < 0) {
@@ -600,20 +610,14 @@ int DestinationLoopDim(const Problem& folded, Strategy strategy, const Tile& til
   const int64_t dst_run = PlaneRunBytes(folded, tile, /*destination=*/true);
   const int64_t src_run = PlaneRunBytes(folded, tile, /*destination=*/false);
   if (dst_run >= src_run) return -1;
-  const auto in_plane = [&](int i) {
-    return i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim;
-  };
-  const auto in_driver = [&](int i) {
-    return std::find(split.whole.begin(), split.whole.end(), i) != split.whole.end();
-  };
   int continues_dst = -1;
   int continues_src = -1;
   int64_t plane_bytes = folded.elem_bytes;
   for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
     const Dim& d = folded.dims[static_cast<size_t>(i)];
-    if (in_plane(i)) {
+    if (tile.InPlane(i)) {
       plane_bytes *= d.n;
-    } else if (in_driver(i) || d.n == 1) {
+    } else if (!IsKernelLoopDim(tile, split, i) || d.n == 1) {
       continue;
     } else if (d.dst_stride == dst_run) {
       continues_dst = i;
@@ -630,7 +634,7 @@ int DestinationLoopDim(const Problem& folded, Strategy strategy, const Tile& til
     int64_t bytes = plane_bytes;
     for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
       const Dim& d = folded.dims[static_cast<size_t>(i)];
-      if (in_plane(i) || in_driver(i) || i == continuing) continue;
+      if (!IsKernelLoopDim(tile, split, i) || i == continuing) continue;
       if (i == last || d.src_stride < src_stride) bytes *= d.n;  // at most the problem's bytes
     }
     return bytes;
@@ -711,9 +715,6 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   if (target_items <= 1) return split;
   const int m = static_cast<int>(folded.dims.size());
   const int64_t e = folded.elem_bytes;
-  const auto is_tile = [&](int i) {
-    return i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim;
-  };
   const auto take_whole = [&](int i) {
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     split.driver.push_back({d.n, d.src_stride, d.dst_stride});
@@ -797,7 +798,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     split.dst_prefix = true;
     for (int i = 0; i < m && split.items < target_items; ++i) {
       const Dim& d = folded.dims[static_cast<size_t>(i)];
-      if (!is_tile(i) && split.items * d.n <= 4 * target_items) {
+      if (!tile.InPlane(i) && split.items * d.n <= 4 * target_items) {
         take_whole(i);
         continue;
       }
@@ -836,7 +837,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   // One partition tile: no boundary to keep, so split where reads stay long.
   std::vector<int> order;
   for (int i = 0; i < m; ++i) {
-    if (!is_tile(i)) order.push_back(i);
+    if (!tile.InPlane(i)) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return folded.dims[static_cast<size_t>(a)].src_stride > folded.dims[static_cast<size_t>(b)].src_stride;
@@ -909,7 +910,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   // 3372x41x6x14 `1,0,3,2`, 283 KB, 0.13 -> 0.07).
   const int first = split.whole.empty() ? split.blocked_dim : split.whole.front();
   const Dim* cut =
-      first >= 0 && !is_tile(first) ? &folded.dims[static_cast<size_t>(first)] : nullptr;
+      first >= 0 && !tile.InPlane(first) ? &folded.dims[static_cast<size_t>(first)] : nullptr;
   if (threads > 1 && cut != nullptr && cut->dst_stride % kLine != 0 &&
       cut->n * cut->dst_stride < kSharedLineRunBytes) {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -1141,8 +1142,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   };
   std::vector<Entry> entries;
   for (int i = 0; i < static_cast<int>(folded.dims.size()); ++i) {
-    if (i == tile.rows_dim || i == tile.cols_dim || i == tile.rows2_dim || i == tile.cols2_dim) continue;
-    if (std::find(split.whole.begin(), split.whole.end(), i) != split.whole.end()) continue;
+    if (!IsKernelLoopDim(tile, split, i)) continue;
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     entries.push_back({{d.n, d.src_stride, d.dst_stride}, i});
   }

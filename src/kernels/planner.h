@@ -86,6 +86,11 @@ struct Tile {
   // continuing the plane's destination runs (DestinationLoopDim, set after SplitDriver);
   // -1: source order alone.
   int dst_loop_dim = -1;
+
+  // Whether folded dim i is one of the plane's: its rows, its columns or a dim fused into them.
+  bool InPlane(int i) const {
+    return i == rows_dim || i == cols_dim || i == rows2_dim || i == cols2_dim;
+  }
 };
 
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
