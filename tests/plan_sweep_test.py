@@ -112,9 +112,11 @@ def main():
                               binaries["new"], "--min-mb", "4", "--max-mb", "4"],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and "--min-mb" in bad.stderr, bad.stderr
-        bad = subprocess.run([sys.executable, script, "--survey", binaries["new"], "--ranks",
-                              "1,3"], capture_output=True, text=True)
-        assert bad.returncode == 2 and "--ranks" in bad.stderr, bad.stderr
+        for ranks in ("1,3", "4,x", "4.5"):
+            bad = subprocess.run([sys.executable, script, "--survey", binaries["new"], "--ranks",
+                                  ranks], capture_output=True, text=True)
+            assert bad.returncode == 2 and "--ranks" in bad.stderr, (ranks, bad.stderr)
+            assert "Traceback" not in bad.stderr, bad.stderr
     print("plan-sweep: ok")
 
 
