@@ -14,14 +14,12 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "kernels/nest.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace iotx::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// A cache line, the unit the streaming stores complete (64 bytes on every x86 CPU).
-inline constexpr int64_t kLineBytes = 64;
 
 // Elements of kElem bytes from `p` up to its line's end: the rows a walk peels so that the
 // rest of a destination starting at `p` is whole lines. 0 when `p` starts a line, or when no

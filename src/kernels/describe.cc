@@ -323,9 +323,10 @@ std::string Describe(const Plan& plan) {
           ", but dim {} innermost: it continues the plane's {} B destination runs, shorter than "
           "its {} B source runs{}",
           d.tile.dst_loop_dim, dst_run, kernels::PlaneRunBytes(d.folded, d.tile, false),
-          dst_run % 64 == 0 ? ""
-                            : ", and source order would leave their shared lines before "
-                              "completing them");
+          dst_run % kernels::kLineBytes == 0
+              ? ""
+              : ", and source order would leave their shared lines before "
+                "completing them");
     }
     s += "):";
     for (int k = 0; k < d.nest.loop_rank; ++k) s += (k ? ", " : " ") + LoopName(d, k);

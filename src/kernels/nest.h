@@ -141,11 +141,15 @@ constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_b
          (elem_bytes == 4 || (elem_bytes == 1 && !staged));
 }
 
+// A cache line: the unit of the L1's sets, of the stages, and of what the streaming stores
+// complete (64 bytes on every x86 CPU). The planner, the kernels and Describe all use this one.
+inline constexpr int64_t kLineBytes = 64;
+
 // Whether a band walk (kTiles) can store its tiles' destination lines bypassing the cache: its
 // destination rows are a whole number of 64-byte lines apart, so every tile writes whole lines
 // (TilesPlane). Elsewhere it stores ordinarily whatever the plan's stores; the planner (short
 // strips, fetching ahead, which staged plans may stream instead) and Describe ask too.
-constexpr bool BandWalkStreams(int64_t dst_row_stride) { return dst_row_stride % 64 == 0; }
+constexpr bool BandWalkStreams(int64_t dst_row_stride) { return dst_row_stride % kLineBytes == 0; }
 
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it. A

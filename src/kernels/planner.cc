@@ -15,14 +15,12 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-constexpr int64_t kLine = 64;  // a cache line: the unit of the L1's sets and of the stages
-
 // The pitch of a stage whose rows hold `bytes` each: whole lines, an odd number of them, so
 // that consecutive rows spread over every L1 set instead of sharing a few.
 int64_t OddLinePitch(int64_t bytes) {
-  int64_t lines = CeilDiv(bytes, kLine);
+  int64_t lines = CeilDiv(bytes, kLineBytes);
   if (lines % 2 == 0) ++lines;
-  return lines * kLine;
+  return lines * kLineBytes;
 }
 
 constexpr int64_t kTileWidths[] = {
@@ -250,7 +248,7 @@ void StageBlock(Tile& tile, int64_t e, int64_t cols, int64_t rows_cap, const Mac
   const int64_t budget = std::min(m.l2_bytes / 8, kMaxStageBytes);
   int64_t rows_fit = static_cast<int64_t>(std::sqrt(static_cast<double>(budget) / (2.0 * static_cast<double>(e))));
   rows_fit = std::clamp(rows_fit / tile.tile_rows * tile.tile_rows, tile.tile_rows, rows_cap);
-  tile.stage_pitch = OddLinePitch(rows_fit * e + kLine);  // at least a line of slack
+  tile.stage_pitch = OddLinePitch(rows_fit * e + kLineBytes);  // at least a line of slack
   const int64_t cols_cap = std::max(tile.tile_cols, cols / tile.tile_cols * tile.tile_cols);
   tile.block_cols = std::clamp(budget / tile.stage_pitch / tile.tile_cols * tile.tile_cols,
                                tile.tile_cols, cols_cap);
@@ -303,7 +301,7 @@ constexpr int64_t kRowCopyRunBytes = 1024;
 
 // A run of the destination that holds one line two threads' shares both write (SplitDriver):
 // shorter ones make that line more than a 256th of the output.
-constexpr int64_t kSharedLineRunBytes = 256 * kLine;
+constexpr int64_t kSharedLineRunBytes = 256 * kLineBytes;
 // An item below this many bytes costs more in claiming and loop setup than it balances.
 constexpr int64_t kMinItemBytes = 64 * 1024;
 // Items per thread: enough that a thread slowed by a neighbour on this shared machine hands
@@ -328,9 +326,9 @@ const StrategyCandidate& ChooseStrategy(const Problem& folded, const Machine& ma
 
 bool StrideAliases(int64_t stride, int64_t lines, const Machine& m, int64_t bands) {
   // Rows that are not line-aligned start at every offset and spread over the sets.
-  if (stride <= 0 || stride % kLine != 0) return false;
-  const int64_t sets = std::max<int64_t>(1, m.l1d_bytes / (m.l1d_ways * kLine));
-  const int64_t step = (stride / kLine) % sets;
+  if (stride <= 0 || stride % kLineBytes != 0) return false;
+  const int64_t sets = std::max<int64_t>(1, m.l1d_bytes / (m.l1d_ways * kLineBytes));
+  const int64_t step = (stride / kLineBytes) % sets;
   const int64_t distinct = step == 0 ? 1 : sets / std::gcd(step, sets);
   // The lines of one tile and of the next band's (the hardware prefetcher fetches those while
   // the tile runs) must fit the ways of the sets they fall in.
@@ -348,7 +346,7 @@ int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_r
   // load 32 rows or fewer: bf16 32x16^5 0.38 / 0.70 either way, bf16 64^5 0.28 / 0.61 ->
   // 0.30 / 0.55, f32 16^6 0.42 -> 0.35, f64 16^6 0.74 -> 0.60.
   const int64_t run = block_cols * elem_bytes;
-  if (!streaming || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLine) return 0;
+  if (!streaming || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLineBytes) return 0;
   const int64_t pitch = OddLinePitch(run);
   return block_rows * pitch <= kMaxStageBytes ? pitch : 0;
 }
@@ -648,8 +646,8 @@ int DestinationLoopDim(const Problem& folded, Strategy strategy, const Tile& til
   // matter more). A source line read in part is read again, which costs little while it is
   // still in L2.
   const bool destination_gains =
-      dst_run % kLine != 0 ? source_order > machine.l1d_bytes / 2 : !streaming;
-  const bool source_refetched = continues_src >= 0 && src_run % kLine != 0 &&
+      dst_run % kLineBytes != 0 ? source_order > machine.l1d_bytes / 2 : !streaming;
+  const bool source_refetched = continues_src >= 0 && src_run % kLineBytes != 0 &&
                                 between(continues_src, continues_dst) > machine.l2_bytes / 2;
   return destination_gains && !source_refetched ? continues_dst : -1;
 }
@@ -911,7 +909,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   const int first = split.whole.empty() ? split.blocked_dim : split.whole.front();
   const Dim* cut =
       first >= 0 && !tile.InPlane(first) ? &folded.dims[static_cast<size_t>(first)] : nullptr;
-  if (threads > 1 && cut != nullptr && cut->dst_stride % kLine != 0 &&
+  if (threads > 1 && cut != nullptr && cut->dst_stride % kLineBytes != 0 &&
       cut->n * cut->dst_stride < kSharedLineRunBytes) {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
       return folded.dims[static_cast<size_t>(a)].dst_stride >
