@@ -48,26 +48,77 @@ std::string Describe(const Case& c) {
          (c.range_bytes > 0 ? " ranges of " + std::to_string(c.range_bytes) : "");
 }
 
+namespace {
+
+// The source and its reference of the last case checked on this thread. A test checks one
+// layout's data at many destination offsets, range sizes and thread counts in a row; those
+// cases compute both once. The destination's storage is kept too, so a case of tens of MB
+// costs its copy and not page faults on fresh allocations (they were most of such a test's
+// time: first touches fault every page in again, and this host's faults are slow).
+struct SourceAndReference {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> perm;
+  size_t elem = 0;
+  size_t src_offset = 0;
+  uint64_t seed = 0;
+  bool src_fenced = false;
+  bool valid = false;
+  std::vector<std::byte> storage;
+  std::optional<FencedBytes> fenced;
+  const std::byte* src = nullptr;
+  std::vector<std::byte> expected;
+
+  bool Matches(const Case& c) const {
+    return valid && shape == c.shape && perm == c.perm && elem == c.elem &&
+           src_offset == c.src_offset && seed == c.seed && src_fenced == c.src_fenced;
+  }
+};
+
+// Makes `ref` the source and reference of `c`; false (a failure recorded) when the fenced
+// copy could not be mapped.
+bool PrepareSource(const Case& c, size_t bytes, SourceAndReference& ref) {
+  if (ref.Matches(c)) return true;
+  ref.valid = false;
+  ref.fenced.reset();
+  // 64-byte aligned storage; the offset then makes the source as misaligned as asked.
+  ref.storage = RandomBytes(bytes + c.src_offset + 64, c.seed);
+  auto* base = ref.storage.data();
+  const size_t align = (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+  ref.src = base + align + c.src_offset;
+  if (c.src_fenced) {
+    ref.fenced.emplace(std::vector<std::byte>(ref.src, ref.src + bytes));
+    if (ref.fenced->data() == nullptr) {
+      ADD_FAILURE() << "mmap failed";
+      return false;
+    }
+    ref.src = ref.fenced->data();
+  }
+  ref.expected = ReferenceTranspose(ref.src, c.shape, c.perm, c.elem);
+  ref.shape = c.shape;
+  ref.perm = c.perm;
+  ref.elem = c.elem;
+  ref.src_offset = c.src_offset;
+  ref.seed = c.seed;
+  ref.src_fenced = c.src_fenced;
+  ref.valid = true;
+  return true;
+}
+
+}  // namespace
+
 void CheckCase(const Case& c) {
   SCOPED_TRACE(Describe(c));
   size_t count = 1;
   for (int64_t n : c.shape) count *= static_cast<size_t>(n);
   const size_t bytes = count * c.elem;
 
-  // 64-byte aligned storage; the offsets then make the buffers as misaligned as asked.
-  std::vector<std::byte> src_storage = RandomBytes(bytes + c.src_offset + 64, c.seed);
-  auto* src_base = src_storage.data();
-  const size_t src_align = (64 - reinterpret_cast<uintptr_t>(src_base) % 64) % 64;
-  const std::byte* src = src_base + src_align + c.src_offset;
-  std::optional<FencedBytes> fenced;
-  if (c.src_fenced) {
-    fenced.emplace(std::vector<std::byte>(src, src + bytes));
-    ASSERT_NE(fenced->data(), nullptr) << "mmap failed";
-    src = fenced->data();
-  }
-  const std::vector<std::byte> expected = ReferenceTranspose(src, c.shape, c.perm, c.elem);
+  thread_local SourceAndReference ref;
+  ASSERT_TRUE(PrepareSource(c, bytes, ref));
+  const std::byte* src = ref.src;
+  const std::vector<std::byte>& expected = ref.expected;
 
-  std::vector<std::byte> dst_storage(bytes + c.dst_offset + 2 * kGuard + 64, kGuardByte);
+  thread_local std::vector<std::byte> dst_storage;
+  dst_storage.assign(bytes + c.dst_offset + 2 * kGuard + 64, kGuardByte);
   auto* dst_base = dst_storage.data();
   const size_t dst_align = (64 - reinterpret_cast<uintptr_t>(dst_base) % 64) % 64;
   std::byte* guard_lo = dst_base + dst_align;

@@ -76,8 +76,11 @@ def main():
         folder = os.path.join(scopes, layer, layer)
         header[layer] = sorted(h for h in os.listdir(folder) if h.endswith(".h"))[0]
         src = os.path.realpath(folder)
+        # A source of the layer's own folder, or in a unity build a batch of them.
+        unity = os.sep + os.path.join(f"iotx_{layer}.dir", "Unity") + os.sep
         for c in commands:
-            if os.path.dirname(os.path.realpath(c["file"])) == src and c["file"].endswith(".cc"):
+            own = os.path.dirname(os.path.realpath(c["file"])) == src and c["file"].endswith(".cc")
+            if own or (unity in c["file"] and c["file"].endswith(".cxx")):
                 command[layer] = c
                 break
         else:
