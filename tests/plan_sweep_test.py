@@ -117,10 +117,11 @@ def main():
                               binaries["new"], "--min-mb", "4", "--max-mb", "4"],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and "--min-mb" in bad.stderr, bad.stderr
-        for ranks in ("1,3", "4,x", "4.5"):
-            bad = subprocess.run([sys.executable, script, "--survey", binaries["new"], "--ranks",
-                                  ranks], capture_output=True, text=True)
-            assert bad.returncode == 2 and "--ranks" in bad.stderr, (ranks, bad.stderr)
+        for option, value in (("--ranks", "1,3"), ("--ranks", "4,x"), ("--ranks", "4.5"),
+                              ("--threads", "1,x")):
+            bad = subprocess.run([sys.executable, script, "--survey", binaries["new"], option,
+                                  value], capture_output=True, text=True)
+            assert bad.returncode == 2 and option in bad.stderr, (option, value, bad.stderr)
             assert "Traceback" not in bad.stderr, bad.stderr
     print("plan-sweep: ok")
 
