@@ -292,8 +292,12 @@ std::string Describe(const Plan& plan) {
                 ? fmt::format(
                       "; each block's source rows first copied as {} B runs into a second buffer "
                       "(rows {} B apart, the runs {} rows ahead fetched meanwhile), which the "
-                      "tiles read: in DRAM, a 1-byte tile loads {} rows at once, one line of each",
-                      n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead, d.tile.tile_rows)
+                      "tiles read: in DRAM, a 1-byte tile loads {} rows at once, one line of "
+                      "each{}",
+                      n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead, d.tile.tile_rows,
+                      n.streaming ? "; a column of tiles at a time, its runs streamed out before "
+                                    "the next column is tiled"
+                                  : "")
                 : "");
       }
       s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);
