@@ -245,20 +245,51 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
     for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
       const size_t m = std::min(block_cols, cols_full - c0);
       if constexpr (kSourceStaged) {
+        // The copied rows are one stride apart: the tiles of a staged 2-D plane, no tables.
         CopySourceRows(src + c0 * kElem, row_off, covered, m * kElem, source_stage, source_pitch);
-      }
-      const auto tile = [&](size_t r, size_t c) {
-        if constexpr (kSourceStaged) {
-          // The copied rows are one stride apart: the tiles of a staged 2-D plane, no tables.
-          TransposeTileLines<kElem, false, false, false, true>(
-              d, source_stage + r * source_pitch + c * kElem, static_cast<int64_t>(source_pitch),
-              stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
-        } else {
-          TransposeTileLines<kElem, false, true, false, true>(
-              d, src + (c0 + c) * kElem, 0, stage + c * pitch + r * kElem, 0, row_off + r, col_off);
+        if (streaming) {
+          // A column of tiles completes its destination runs, which stream out before the next
+          // column is tiled: the cache-bypassing stores drain while the next tiles' shuffles
+          // run instead of all after them. Builds before and after alternated on 8-10
+          // reversals of bytes in DRAM (rank 4-7, 1 and 2 threads, three rounds each; AMD EPYC
+          // Zen 5): new / old 1.19 and 1.07 (geometric means of two runs), 0.94 the least; i8
+          // 16^7 reversed 0.22-0.27 -> 0.25-0.34 of memcpy. Only here, where the tiles read the
+          // copied rows: tiles that read the source in place (the other widths) would read
+          // each source row a line at a time instead of a block's width (f32 16^6 reversed
+          // 0.48-0.50 -> 0.24-0.29), and the staged 2-D walks ran no faster so (i8 2048^2,
+          // 4001 x 30000).
+          for (size_t c = 0; c < m; c += Shape::kCols) {
+            for (size_t r = 0; r < covered; r += Shape::kRows) {
+              TransposeTileLines<kElem, false, false, false, true>(
+                  d, source_stage + r * source_pitch + c * kElem,
+                  static_cast<int64_t>(source_pitch), stage + c * pitch + r * kElem,
+                  static_cast<int64_t>(pitch));
+            }
+            for (size_t j = c; j < c + Shape::kCols; ++j) {
+              StreamOwnedLines(stage + j * pitch,
+                               dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem, n * kElem,
+                               covered * kElem, r0 == 0 || !halo);
+            }
+          }
+          continue;
         }
-      };
-      const auto out = [&](size_t j) {
+        for (size_t r = 0; r < covered; r += Shape::kRows) {
+          for (size_t c = 0; c < m; c += Shape::kCols) {
+            TransposeTileLines<kElem, false, false, false, true>(
+                d, source_stage + r * source_pitch + c * kElem, static_cast<int64_t>(source_pitch),
+                stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
+          }
+        }
+      } else {
+        for (size_t r = 0; r < covered; r += Shape::kRows) {
+          for (size_t c = 0; c < m; c += Shape::kCols) {
+            TransposeTileLines<kElem, false, true, false, true>(d, src + (c0 + c) * kElem, 0,
+                                                                stage + c * pitch + r * kElem, 0,
+                                                                row_off + r, col_off);
+          }
+        }
+      }
+      for (size_t j = 0; j < m; ++j) {
         uint8_t* run = dst + g.ColDst(static_cast<int64_t>(c0 + j)) + r0 * kElem;
         if (streaming) {
           StreamOwnedLines(stage + j * pitch, run, n * kElem, covered * kElem, r0 == 0 || !halo);
@@ -267,26 +298,6 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
           // 0.35-0.39 -> 0.25x memcpy, alternating in one process).
           CopyBytes(stage + j * pitch, run, n * kElem);
         }
-      };
-      if (kSourceStaged && streaming) {
-        // A column of tiles completes its destination runs, which stream out before the next
-        // column is tiled: the cache-bypassing stores drain while the next tiles' shuffles run
-        // instead of all after them. Builds before and after alternated on 8-10 reversals of
-        // bytes in DRAM (rank 4-7, 1 and 2 threads, three rounds each; AMD EPYC Zen 5): new /
-        // old 1.19 and 1.07 (geometric means of two runs), 0.94 the least; i8 16^7 reversed
-        // 0.22-0.27 -> 0.25-0.34 of memcpy. Only here, where the tiles read the copied rows:
-        // tiles that read the source in place (the other widths) would read each source row a
-        // line at a time instead of a block's width (f32 16^6 reversed 0.48-0.50 -> 0.24-0.29),
-        // and the staged 2-D walks ran no faster so (i8 2048^2, 4001 x 30000).
-        for (size_t c = 0; c < m; c += Shape::kCols) {
-          for (size_t r = 0; r < covered; r += Shape::kRows) tile(r, c);
-          for (size_t j = c; j < c + Shape::kCols; ++j) out(j);
-        }
-      } else {
-        for (size_t r = 0; r < covered; r += Shape::kRows) {
-          for (size_t c = 0; c < m; c += Shape::kCols) tile(r, c);
-        }
-        for (size_t j = 0; j < m; ++j) out(j);
       }
     }
   }
