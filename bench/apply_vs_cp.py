@@ -22,7 +22,10 @@ The targets (issue 16): apply >= 0.9 x cp+sync, apply-nosync >= 0.5 x cp, apply'
 <= the kernel's plus 1.5 x the kernel's.
 Before every run the outputs are deleted and `sync` flushes dirty pages, so no run pays for
 its predecessor's writeback; the jobs run in a new (seeded) order every round, so that no job
-always follows the same one. The input stays in the page cache for all of them. --settle adds
+always follows the same one. The input stays in the page cache for all of them, unless --cold:
+then every job starts with the checkpoint's files dropped from the page cache (fsync, then
+posix_fadvise DONTNEED: no root needed), so apply and cp read them from the disk, as they
+would a checkpoint of tens of GB, which no page cache holds. --settle adds
 a pause after the sync; it is 0 by default because in a VM with free page reporting
 (Firecracker, virtio-balloon) a pause lets the guest hand the freed page cache back to the
 host, and the next run then pays host faults for every page it allocates — noise that hits
@@ -33,8 +36,9 @@ own; for cp+sync, the cp part; sync's waiting is not CPU).
 
 Usage: bench/apply_vs_cp.py [--iotx build/release/tools/iotx] [--dir build/bench-apply]
                             [--runs 5] [--mib 1024] [--shards 4] [--settle 0]
-                            [--only single|sharded|copy]
+                            [--only single|sharded|copy] [--cold]
        bench/apply_vs_cp.py --checkpoint MODEL --io-transposes FILE [--runs 5] [--dir ...]
+                            [--cold]
 With --checkpoint the same jobs run on an existing checkpoint instead (a .safetensors file or
 a model.safetensors.index.json with its shards; only read: copies and outputs go under
 --dir), and the kernel alone is measured on its own tensors and specs.
@@ -81,6 +85,17 @@ def clean(paths):
         elif os.path.exists(p):
             os.remove(p)
     os.sync()
+
+
+def evict(paths):
+    """Drops the files' pages from the page cache (written back first: only clean pages go)."""
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
 
 
 def kernel_cpu(args, tensors):
@@ -170,7 +185,8 @@ def compare(args, name, model, files, tensors, tensor_bytes, specs, scratch):
     out = os.path.join(scratch, "out")
     file_bytes = sum(os.path.getsize(f) for f in files)
     print(f"\n{name}: {model}, {len(files)} data file(s), {file_bytes / 2**30:.3f} GiB "
-          f"({tensor_bytes / 2**30:.3f} GiB of tensors)")
+          f"({tensor_bytes / 2**30:.3f} GiB of tensors)"
+          + (", read from the disk (--cold)" if args.cold else ""))
     CPU.clear()
     apply_argv = [args.iotx, "apply", "--io-transposes", specs, "--inputs", model,
                   "--out-dir", out, "--quiet"]
@@ -216,6 +232,8 @@ def compare(args, name, model, files, tensors, tensor_bytes, specs, scratch):
                 break
         for k in order:
             clean([copy, out])
+            if args.cold:
+                evict(files)
             time.sleep(args.settle)
             times[k].append(jobs[k]())
         print(f"run {i + 1} ({' '.join(order)}): "
@@ -261,6 +279,9 @@ def main():
                         help="run one of the three checkpoints only")
     parser.add_argument("--settle", type=float, default=0.0,
                         help="seconds to wait after deleting outputs and syncing")
+    parser.add_argument("--cold", action="store_true",
+                        help="drop the checkpoint's files from the page cache before every "
+                        "job, so each reads them from the disk")
     parser.add_argument("--checkpoint", metavar="MODEL",
                         help="an existing checkpoint instead of the generated ones: a "
                         ".safetensors file or a model.safetensors.index.json (with "

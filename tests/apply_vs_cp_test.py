@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """bench/apply_vs_cp.py --checkpoint on a small sharded checkpoint written here (Python's own
 json and numpy): the checkpoint's tensors, specs and bytes as read back are the ones written,
-every job runs, the checkpoint itself is left as it was, and --checkpoint without
---io-transposes is a usage error.
+every job runs, with --cold too, which drops the checkpoint's files from the page cache (checked
+with util-linux's fincore on the file systems where that is sure to hold), the checkpoint itself
+is left as it was, and --checkpoint without --io-transposes is a usage error.
 
 Usage: apply_vs_cp_test.py SOURCE_DIR IOTX
 """
 import hashlib
+import shutil
 import importlib.util
 import json
 import os
@@ -35,6 +37,16 @@ def write_shard(path, tensors, rng):
 def digest(directory):
     return {name: hashlib.sha256(open(os.path.join(directory, name), "rb").read()).hexdigest()
             for name in sorted(os.listdir(directory))}
+
+
+def cached_bytes(path):
+    """The bytes of `path` in the page cache (fincore), or None where that cannot be told."""
+    kind = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True)
+    if shutil.which("fincore") is None or kind.stdout.strip() not in ("ext2/ext3", "xfs"):
+        return None
+    r = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", path],
+                       capture_output=True, text=True, check=True)
+    return int(r.stdout.split()[0])
 
 
 def main():
@@ -83,6 +95,23 @@ def main():
             assert f"  {job} " in r.stdout, (job, r.stdout)
         assert "2 data file(s)" in r.stdout, r.stdout
         assert "largest tensor 0 MiB" in r.stdout and "kernel alone" in r.stdout, r.stdout
+        assert digest(model) == before, "the checkpoint was changed"
+
+        # --cold: every job reads the checkpoint from the disk.
+        for path in files:
+            open(path, "rb").read()
+        bench.evict(files)
+        for path in files:
+            cached = cached_bytes(path)
+            assert cached in (None, 0), (path, cached)
+        r = subprocess.run([sys.executable, script, "--iotx", iotx, "--checkpoint", index,
+                            "--io-transposes", specs_path, "--runs", "1", "--cold",
+                            "--dir", os.path.join(tmp, "scratch")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "read from the disk (--cold)" in r.stdout, r.stdout
+        for job in ("cp", "cp+sync", "apply", "apply-nosync", "apply-buffered"):
+            assert f"  {job} " in r.stdout, (job, r.stdout)
         assert digest(model) == before, "the checkpoint was changed"
 
         r = subprocess.run([sys.executable, script, "--checkpoint", index],
