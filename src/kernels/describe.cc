@@ -160,8 +160,12 @@ std::string Describe(const Plan& plan) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tile-inl.h
         how = "interleave rounds per group, 16-byte pieces through an L1 buffer";
-      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0,
-                                          n.src_rows_alias)) {
+      } else if (kernels::HalvesByteTiles(avx512, e, n.vector_bytes)) {
+        how =
+            "in registers: two halves of 32 columns, each 64 rows x 32 bytes in 32 vectors "
+            "(four interleave rounds transpose its 16 x 16 blocks, one two-source permute per "
+            "line joins a column's four), each half's 32 lines out before the other's";
+      } else if (kernels::GathersTileRows(avx512, e, n.vector_bytes, n.src_rows_alias)) {
         how = fmt::format(
             "in registers: rows gathered by 128-bit blocks (a load and three inserts per vector), "
             "then {} interleave rounds per group of {} vectors",
@@ -173,8 +177,7 @@ std::string Describe(const Plan& plan) {
         how = fmt::format("in registers: rows interleaved {} into 4-byte lanes, then the 4-byte tile",
                           e == 2 ? "in pairs" : "twice");
       }
-      if (n.src_rows_alias &&
-          kernels::GathersTileRows(avx512, e, n.vector_bytes, n.stage_pitch != 0, false)) {
+      if (n.src_rows_alias && kernels::GathersTileRows(avx512, e, n.vector_bytes, false)) {
         how += fmt::format(
             ", each source row loaded once: rows {} B apart share too few of the L1's "
             "sets for a tile gathered by blocks, which reads each line four times",
@@ -231,7 +234,7 @@ std::string Describe(const Plan& plan) {
         s += fmt::format(
             "walk:     strips of {} rows, each walked band by band ({} columns, top to bottom): "
             "{} B runs per destination row; at most L1d / (2 x {}-byte vector) rows, so one "
-            "band's source lines fit half the L1{}{}\n",
+            "band's source lines fit half the L1{}{}{}\n",
             n.strip_rows, d.tile.tile_cols, n.strip_rows * e, n.vector_bytes,
             n.prefetch_ahead
                 ? fmt::format("; each tile fetches the same tile of the next band and the "
@@ -249,7 +252,12 @@ std::string Describe(const Plan& plan) {
                   "same tile of the next band into L2 (source rows this far apart share too few "
                   "of the L1's sets to keep it there)"
                 : "; with cache-bypassing stores (whole aligned lines) each tile prefetches the "
-                  "same tile of the next band");
+                  "same tile of the next band",
+            n.strategy == kernels::Strategy::kTiles &&
+                    kernels::HalvesByteTiles(avx512, e, n.vector_bytes)
+                ? "; each band is walked twice, 32 columns at a time (the tile's halves), so 32 "
+                  "destination rows take lines at once rather than 64"
+                : "");
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
         // StagesStreamingRuns (planner.cc): destination rows not whole lines apart, with

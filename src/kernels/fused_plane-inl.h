@@ -260,7 +260,7 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
           // 4001 x 30000).
           for (size_t c = 0; c < m; c += Shape::kCols) {
             for (size_t r = 0; r < covered; r += Shape::kRows) {
-              TransposeTileLines<kElem, false, false, false, true>(
+              TransposeTileLines<kElem, false, false, false>(
                   d, source_stage + r * source_pitch + c * kElem,
                   static_cast<int64_t>(source_pitch), stage + c * pitch + r * kElem,
                   static_cast<int64_t>(pitch));
@@ -275,7 +275,7 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
         }
         for (size_t r = 0; r < covered; r += Shape::kRows) {
           for (size_t c = 0; c < m; c += Shape::kCols) {
-            TransposeTileLines<kElem, false, false, false, true>(
+            TransposeTileLines<kElem, false, false, false>(
                 d, source_stage + r * source_pitch + c * kElem, static_cast<int64_t>(source_pitch),
                 stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
           }
@@ -283,9 +283,9 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
       } else {
         for (size_t r = 0; r < covered; r += Shape::kRows) {
           for (size_t c = 0; c < m; c += Shape::kCols) {
-            TransposeTileLines<kElem, false, true, false, true>(d, src + (c0 + c) * kElem, 0,
-                                                                stage + c * pitch + r * kElem, 0,
-                                                                row_off + r, col_off);
+            TransposeTileLines<kElem, false, true, false>(d, src + (c0 + c) * kElem, 0,
+                                                          stage + c * pitch + r * kElem, 0,
+                                                          row_off + r, col_off);
           }
         }
       }

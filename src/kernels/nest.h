@@ -130,15 +130,23 @@ struct Nest {
 
 // Whether full tiles gather their rows by 128-bit blocks (TransposeTileGathered in
 // tile-inl.h) rather than transposing whole rows: on the 64-byte vectors of an AVX-512 target,
-// for 4- and 1-byte elements whose source rows do not alias in L1 (`src_rows_alias`: the
-// gathered tile reads each source line four times, once per 16-byte block, and rows a power
-// of two apart share one set, so each read misses), 1-byte ones only in walks that are not
-// staged (`staged`); the other widths measured slower gathered. The kernels and Describe both
-// ask.
-constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes, bool staged,
+// for 4-byte elements whose source rows do not alias in L1 (`src_rows_alias`: the gathered
+// tile reads each source line four times, once per 16-byte block, and rows a power of two
+// apart share one set, so each read misses); the other widths measured slower gathered, and
+// 1-byte tiles there are built in halves (HalvesByteTiles). The kernels and Describe both ask.
+constexpr bool GathersTileRows(bool avx512, int64_t elem_bytes, int64_t vector_bytes,
                                bool src_rows_alias) {
-  return avx512 && vector_bytes == 64 && !src_rows_alias &&
-         (elem_bytes == 4 || (elem_bytes == 1 && !staged));
+  return avx512 && vector_bytes == 64 && !src_rows_alias && elem_bytes == 4;
+}
+
+// Whether a 1-byte tile (64 rows x 64 columns) is built as two halves of 32 columns
+// (TransposeByteTileHalf in tile-inl.h): on the 64-byte vectors of an AVX-512 target, where a
+// half is 64 rows x 32 bytes in 32 vectors, all in registers, and leaves as 32 whole lines. A
+// band walk then takes each band twice, a half at a time (TileBands), so 32 destination rows
+// take lines at once rather than 64: 64 rows a power of two apart streamed at half the rate
+// (docs/performance.md, twenty-sixth look). The kernels and Describe both ask.
+constexpr bool HalvesByteTiles(bool avx512, int64_t elem_bytes, int64_t vector_bytes) {
+  return avx512 && vector_bytes == 64 && elem_bytes == 1;
 }
 
 // A cache line: the unit of the L1's sets, of the stages, and of what the streaming stores

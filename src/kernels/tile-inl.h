@@ -2,9 +2,11 @@
 // it are in tiles-inl.h, fused_plane-inl.h and interleave_plane-inl.h.
 //
 // A tile is 64 / elem source rows x one vector of columns; every destination row it touches
-// (a column of the tile) receives one whole 64-byte line. Three ways build the lines:
+// (a column of the tile) receives one whole 64-byte line. Four ways build the lines:
 //  - gathered (TransposeTileGathered: 4-byte elements on AVX-512): each vector is loaded as
 //    four 16-byte blocks of four rows, so that two interleave rounds alone make whole lines;
+//  - in halves (TransposeByteTileHalf: 1-byte elements on AVX-512's 64-byte vectors): 64 rows
+//    x 32 columns at a time in 32 vectors, a row and the one 32 below sharing a vector;
 //  - in registers (TransposeTileLines: the other widths on AVX-512, 8 and 16 bytes elsewhere):
 //    groups of B = 16 / elem rows are transposed inside each 128-bit block by log2(B)
 //    InterleaveLower/InterleaveUpper rounds (one shuffle per vector and round), then K x K
@@ -22,6 +24,7 @@
 #define IOTX_KERNELS_TILE_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -253,19 +256,15 @@ HWY_INLINE void StoreLines(D d, hn::VFromD<D> (&v)[4][kB], const Line& line,
 // 0.70x memcpy, 1000x3000 0.41 -> 0.53, 8192^2 0.45 -> 0.54, 32x64x64x128 `0,3,1,2` 0.50 ->
 // 0.63, no f32 case slower; 8- and 16-byte elements ran 0.89-1.00x as fast
 // gathered (one interleave round or none leaves little to save), and 2-byte elements mixed
-// (2000^2 bf16 0.50 -> 0.54, 8000^2 0.92 -> 0.80). 1-byte elements gain where the source rows
-// do not alias (kStaged false: 2000^2 i8 0.37 -> 0.48, 16x413x483 `0,2,1` 0.37 -> 0.44,
-// 16000x8000 0.63 -> 0.67) and lose where they do (2048^2 0.32 -> 0.22, 16000x8192 0.28 ->
-// 0.22): a tile of 64 rows reads each source line four times, once per block, and rows a
-// power of two apart share one L1 set, so staged walks keep the block transposes for them.
-// The same holds for 4-byte elements whose source rows alias (kSrcAlias), and for 1-byte ones
-// walked in place over aliasing rows with cache-bypassing stores (eleventh look, ratio to
-// memcpy, gathered / whole rows, in one process: f32 8192^2 0.71 / 0.73, 2048^2 0.62 / 0.65,
-// i8 16384 x 8192 0.28 / 0.33).
-template <size_t kElem, class D, bool kStaged, bool kSrcAlias>
+// (2000^2 bf16 0.50 -> 0.54, 8000^2 0.92 -> 0.80). Not where the source rows alias (kSrcAlias):
+// the gathered tile reads each source line four times, once per block, and rows a power of two
+// apart share one L1 set (eleventh look, ratio to memcpy, gathered / whole rows, in one
+// process: f32 8192^2 0.71 / 0.73, 2048^2 0.62 / 0.65). 1-byte tiles on these targets are
+// built in halves instead (TransposeByteTileHalf), which ran as fast as gathered ones or faster.
+template <size_t kElem, class D, bool kSrcAlias>
 constexpr bool kTileGathered = GathersTileRows((HWY_ARCH_X86 != 0) && (HWY_TARGET <= HWY_AVX3),
                                                kElem, hn::MaxLanes(D()) * sizeof(hn::TFromD<D>),
-                                               kStaged, kSrcAlias);
+                                               kSrcAlias);
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 // A full tile whose rows are gathered by 128-bit blocks: vector q of group g holds block g of
@@ -307,12 +306,76 @@ HWY_INLINE void TransposeTileGathered(D d, const Row& row, const Line& line) {
 }
 #endif
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// Half kHalf (columns 32 * kHalf .. + 31) of a 1-byte tile of 64 rows x 64 columns on 64-byte
+// vectors (HalvesByteTiles, nest.h): vector i of group a holds those 32 bytes of row i in its
+// lower 256 bits and of row i + 32 in its upper, group b the same of rows i + 16 and i + 48, so
+// InterleaveRounds transposes every 16 x 16 block of both, leaving vector j of a group with
+// columns j and 16 + j of its rows in alternate 16-byte blocks; one two-source permute per
+// column joins the four pieces of its line (rows 0-15, 16-31, 32-47, 48-63). 32 vectors: the
+// half is built in registers (the 4-byte-lane path needs all 64 rows and waited in an L1
+// scratch), and its 32 lines leave before the other half's, which lets a band walk keep 32
+// destination rows open at a time rather than 64 (TileBands).
+// row(r) is where tile row r starts, line(c) where column c's 64-byte line goes (kPartial:
+// null for absent columns); kPartial reads rows [0, n_rows) x columns [0, n_cols) only (masked
+// loads; the rest are zero) and writes n_rows bytes of each present line (masked stores).
+template <size_t kHalf, bool kStream, bool kPartial, class D, class Row, class Line>
+HWY_INLINE void TransposeByteTileHalf(D d, const Row& row, const Line& line, size_t n_rows = 0,
+                                      size_t n_cols = 0) {
+  static_assert(hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) == 64, "a half fills 64-byte lines");
+  constexpr size_t kCol0 = 32 * kHalf;
+  if constexpr (kPartial) {
+    if (n_cols <= kCol0) return;
+  }
+  const __mmask32 cols_mask =
+      kPartial ? _bzhi_u32(~0u, static_cast<unsigned>(std::min<size_t>(32, n_cols - kCol0)))
+               : ~__mmask32{0};
+  const auto load = [&](size_t r) {
+    const auto* p = reinterpret_cast<const uint8_t*>(row(r)) + kCol0;
+    if constexpr (kPartial) {
+      return r < n_rows ? _mm256_maskz_loadu_epi8(cols_mask, p) : _mm256_setzero_si256();
+    } else {
+      (void)cols_mask;
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
+  };
+  hn::VFromD<D> a[16], b[16];
+  HWY_UNROLL(16)
+  for (size_t i = 0; i < 16; ++i) {
+    a[i] = hn::VFromD<D>{_mm512_inserti64x4(_mm512_castsi256_si512(load(i)), load(i + 32), 1)};
+    b[i] = hn::VFromD<D>{_mm512_inserti64x4(_mm512_castsi256_si512(load(i + 16)), load(i + 48), 1)};
+  }
+  InterleaveRounds(d, a);
+  InterleaveRounds(d, b);
+  // 64-bit lanes of a then b: the first 16-byte block of each 32 bytes, then the second.
+  const __m512i first_blocks = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+  const __m512i second_blocks = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  const auto store = [&](__m512i v, size_t col) {
+    uint8_t* p = line(col);
+    if constexpr (kPartial) {
+      if (p != nullptr) _mm512_mask_storeu_epi8(p, _bzhi_u64(~uint64_t{0}, n_rows), v);
+    } else if constexpr (kStream) {
+      hn::Stream(hn::VFromD<D>{v}, d, p);
+    } else {
+      hn::StoreU(hn::VFromD<D>{v}, d, p);
+    }
+  };
+  HWY_UNROLL(16)
+  for (size_t j = 0; j < 16; ++j) {
+    store(_mm512_permutex2var_epi64(a[j].raw, first_blocks, b[j].raw), kCol0 + j);
+    store(_mm512_permutex2var_epi64(a[j].raw, second_blocks, b[j].raw), kCol0 + 16 + j);
+  }
+}
+#endif
+
 // A full tile (kRows rows x kCols columns) in registers, each destination row leaving as whole
 // vectors: no pieces, no buffer. 4-, 8- and 16-byte elements: rows are loaded as groups and
 // interleaved in blocks. 2- and 1-byte elements first interleave pairs of rows (twice for
 // bytes), which turns every 4 consecutive rows into one row of 4-byte elements, and then run
 // the 4-byte tile on those: a 64-byte destination line is always 16 four-byte pieces.
-// Shuffles per KiB on AVX-512: 64 (4-byte), 80 (2-byte), 96 (1-byte).
+// Shuffles per KiB on AVX-512: 64 (4-byte), 80 (2-byte), 96 (1-byte; on 64-byte vectors 1-byte
+// tiles are built in halves instead, TransposeByteTileHalf: 80 shuffles and 16 inserts, no L1
+// scratch).
 //
 // kTable: the rows and columns of a fused plane (Strategy::kFusedTiles) are not one stride
 // apart; row k of the tile is at src + row_off[k] and column j's line at dst + col_off[j].
@@ -321,10 +384,10 @@ HWY_INLINE void TransposeTileGathered(D d, const Row& row, const Line& line) {
 // are read with masked loads (the rest are zero) and lines written with masked stores, so a
 // partial tile runs as a full one instead of through L1 copies.
 //
-// kStaged: the walk is staged (its strides alias in L1), kSrcAlias: the tile's source rows
-// alias in L1; both decide whether the tile gathers its rows (kTileGathered).
+// kSrcAlias: the tile's source rows alias in L1, which decides whether the tile gathers its
+// rows (kTileGathered).
 template <size_t kElem, bool kStream, bool kTable = false, bool kPartial = false,
-          bool kStaged = false, bool kSrcAlias = false, class D>
+          bool kSrcAlias = false, class D>
 HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                                    uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride,
                                    const int64_t* row_off = nullptr,
@@ -366,7 +429,14 @@ HWY_INLINE void TransposeTileLines(D d, const uint8_t* HWY_RESTRICT src, int64_t
       return dst + static_cast<int64_t>(col) * dst_row_stride;
     }
   };
-  if constexpr (!kPartial && kTileGathered<kElem, D, kStaged, kSrcAlias>) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (HalvesByteTiles(true, kElem, Shape::kVecBytes)) {
+    TransposeByteTileHalf<0, kStream, kPartial>(d, row, line, n_rows, n_cols);
+    TransposeByteTileHalf<1, kStream, kPartial>(d, row, line, n_rows, n_cols);
+    return;
+  }
+#endif
+  if constexpr (!kPartial && kTileGathered<kElem, D, kSrcAlias>) {
     TransposeTileGathered<kElem, kStream>(d, row, line);
     return;
   }
@@ -494,13 +564,13 @@ HWY_INLINE size_t TransposeShortRows(D d, const uint8_t* HWY_RESTRICT src, int64
 // straight to the destination would keep kCols lines half-written at once: with ordinary
 // stores, rows a power of two apart share one L1 set and evict each other between pieces
 // (512 x 512 f32 measured 4.3 GB/s that way, 11 GB/s through the buffer).
-template <size_t kElem, bool kStream, bool kStaged = false, bool kSrcAlias = false, class D>
+template <size_t kElem, bool kStream, bool kSrcAlias = false, class D>
 HWY_INLINE void TransposeTile(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                               uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride) {
   using Shape = TileShape<kElem, D>;
   if constexpr (kTileInRegisters<kElem>) {
-    TransposeTileLines<kElem, kStream, false, false, kStaged, kSrcAlias>(d, src, src_row_stride,
-                                                                         dst, dst_row_stride);
+    TransposeTileLines<kElem, kStream, false, false, kSrcAlias>(d, src, src_row_stride, dst,
+                                                                dst_row_stride);
   } else {
     alignas(64) uint8_t out[Shape::kCols * kLineBytes];
     TransposeGroups<kElem>(d, src, src_row_stride, out, kLineBytes, 4);

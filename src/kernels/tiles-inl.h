@@ -62,6 +62,51 @@ HWY_INLINE void PrefetchTileStores(uint8_t* t, int64_t stride) {
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// TileBands for 1-byte tiles built in halves (HalvesByteTiles, nest.h): each band of 64
+// columns is walked twice, top to bottom, first every tile's half of the band's first 32
+// columns, then the other half, so its stores keep 32 destination rows open at a time rather
+// than 64. A standalone loop streaming only the band walk's stores into rows 16 KiB apart ran
+// at 12-14 GB/s with 64 rows per band and 35 with 32 (39-41 with 24 or fewer); rows 16000 B
+// apart, 32 either way (AMD EPYC Zen 5, docs/performance.md, twenty-sixth look). The second
+// pass reads the lines the first brought in (a strip's are half the L1) and fetches the next
+// band's.
+template <bool kStream, bool kSrcAlias, bool kPrefetchAhead, class D>
+HWY_INLINE void ByteTileHalfBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                  uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                  size_t cols) {
+  using Shape = TileShape<1, D>;
+  for (size_t c = 0; c < cols; c += Shape::kCols) {
+    const uint8_t* s = src + c;
+    uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
+    const auto pass = [&](auto half) {
+      constexpr size_t kHalf = decltype(half)::value;
+      for (size_t r = 0; r < rows; r += Shape::kRows) {
+        const uint8_t* tile = s + static_cast<int64_t>(r) * src_row_stride;
+        if constexpr (kHalf == 1 && (kStream || kPrefetchAhead)) {
+          if (c + Shape::kCols < cols) {
+            PrefetchTileRows<Shape::kRows, kSrcAlias>(tile + Shape::kCols, src_row_stride);
+          }
+        }
+        if constexpr (kPrefetchAhead) {
+          if (r + kStoreTilesAhead * Shape::kRows < rows) {
+            PrefetchTileStores<Shape::kCols / 2>(
+                t + static_cast<int64_t>(32 * kHalf) * dst_row_stride + r +
+                    kStoreTilesAhead * Shape::kRows,
+                dst_row_stride);
+          }
+        }
+        TransposeByteTileHalf<kHalf, kStream, false>(
+            d, [&](size_t k) { return tile + static_cast<int64_t>(k) * src_row_stride; },
+            [&](size_t col) { return t + static_cast<int64_t>(col) * dst_row_stride + r; });
+      }
+    };
+    pass(std::integral_constant<size_t, 0>());
+    pass(std::integral_constant<size_t, 1>());
+  }
+}
+#endif
+
 // Full tiles of `rows` rows (a multiple of kRows) x `cols` columns (a multiple of kCols),
 // walked band by band: all tiles of one band of kCols columns, top to bottom, then the next.
 // Each destination row of the band so receives rows * kElem bytes in one sequential run, and
@@ -79,6 +124,13 @@ HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
                           uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                           size_t cols) {
   using Shape = TileShape<kElem, D>;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (HalvesByteTiles(true, kElem, Shape::kVecBytes)) {
+    ByteTileHalfBands<kStream, kSrcAlias, kPrefetchAhead>(d, src, src_row_stride, dst,
+                                                          dst_row_stride, rows, cols);
+    return;
+  }
+#endif
   for (size_t c = 0; c < cols; c += Shape::kCols) {
     const uint8_t* s = src + c * kElem;
     uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
@@ -96,9 +148,8 @@ HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
         PrefetchTileStores<Shape::kCols>(t + (r + kStoreTilesAhead * Shape::kRows) * kElem,
                                          dst_row_stride);
       }
-      TransposeTile<kElem, kStream, false, kSrcAlias>(
-          d, s + static_cast<int64_t>(r) * src_row_stride, src_row_stride, t + r * kElem,
-          dst_row_stride);
+      TransposeTile<kElem, kStream, kSrcAlias>(d, s + static_cast<int64_t>(r) * src_row_stride,
+                                               src_row_stride, t + r * kElem, dst_row_stride);
     }
   }
 }
@@ -118,9 +169,9 @@ HWY_INLINE void TileBandGroups(D d, const uint8_t* HWY_RESTRICT src, int64_t src
       const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
       uint8_t* t = dst + r * kElem;
       for (size_t c = c0; c < c_end; c += Shape::kCols) {
-        TransposeTile<kElem, true, false, kSrcAlias>(d, s + c * kElem, src_row_stride,
-                                                     t + static_cast<int64_t>(c) * dst_row_stride,
-                                                     dst_row_stride);
+        TransposeTile<kElem, true, kSrcAlias>(d, s + c * kElem, src_row_stride,
+                                              t + static_cast<int64_t>(c) * dst_row_stride,
+                                              dst_row_stride);
       }
     }
   }
@@ -296,7 +347,7 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
   // Ordinary stores over aliasing rows walk in place only where the planner did not stage
   // them (planes too narrow for a block, StagesTiles); there the alias decides the tile alone,
   // which it does for the gathered widths only, so the others keep one walk.
-  constexpr bool kAliasTile = kTileGathered<kElem, D, false, false>;
+  constexpr bool kAliasTile = kTileGathered<kElem, D, false>;
   for (size_t r = 0; r < rows_full; r += strip_rows) {
     const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
     uint8_t* t = dst + r * kElem;
@@ -381,13 +432,13 @@ HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_ro
       const auto tiles = [&](auto src_alias) {
         for (size_t r = 0; r < covered; r += Shape::kRows) {
           for (size_t c = 0; c < m; c += Shape::kCols) {
-            TransposeTile<kElem, false, true, decltype(src_alias)::value>(
+            TransposeTile<kElem, false, decltype(src_alias)::value>(
                 d, s + static_cast<int64_t>(r) * src_row_stride + (c0 + c) * kElem, src_row_stride,
                 stage + c * pitch + r * kElem, static_cast<int64_t>(pitch));
           }
         }
       };
-      if (kTileGathered<kElem, D, true, false> && src_rows_alias) {
+      if (kTileGathered<kElem, D, false> && src_rows_alias) {
         tiles(std::true_type());
       } else {
         tiles(std::false_type());

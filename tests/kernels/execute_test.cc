@@ -180,23 +180,30 @@ TEST(DescribeTest, AliasingSourceRowsLoadWholeRowsAndPrefetchIntoL2) {
 }
 
 TEST(DescribeTest, NamesTheOneByteTileEachWalkRuns) {
-  // 1-byte tiles gather their rows by 128-bit blocks in walks whose rows do not alias (2000^2:
-  // tiles in place) and transpose whole rows in staged ones (2048^2: rows 2 KiB apart), as
-  // GathersTileRows tells the kernels; on targets without 64-byte vectors neither gathers.
-  const auto tile_line = [](int64_t n) {
+  // On 64-byte vectors of an AVX-512 target 1-byte tiles are built in halves of 32 columns in
+  // every walk (2000^2: tiles in place, whose bands are walked a half at a time; 2048^2: rows 2
+  // KiB apart, staged), as HalvesByteTiles tells the kernels; no 1-byte tile gathers its rows.
+  const auto describe = [](int64_t n) {
     auto plan = MakePlan(std::vector<int64_t>{n, n}, std::vector<int64_t>{1, 0}, 1);
     EXPECT_TRUE(plan.has_value());
-    return Line(plan.has_value() ? Describe(**plan) : std::string(), "tile:");
+    return plan.has_value() ? Describe(**plan) : std::string();
   };
-  const std::string in_place = tile_line(2000);
-  const std::string staged = tile_line(2048);
-  EXPECT_EQ(staged.find("gathered"), std::string::npos) << staged;
-  if (kernels::ChosenVectorBytes() >= 64 &&
-      std::string_view(kernels::ChosenTargetName()).starts_with("AVX3")) {
-    EXPECT_NE(in_place.find("rows gathered by 128-bit blocks"), std::string::npos) << in_place;
-    EXPECT_NE(in_place.find("4 interleave rounds per group of 16 vectors"), std::string::npos)
-        << in_place;
+  const std::string in_place = describe(2000);
+  const std::string staged = describe(2048);
+  ASSERT_NE(in_place.find("strategy: tiles "), std::string::npos) << in_place;
+  ASSERT_NE(staged.find("strategy: staged-tiles "), std::string::npos) << staged;
+  for (const std::string* text : {&in_place, &staged}) {
+    EXPECT_EQ(Line(*text, "tile:").find("gathered"), std::string::npos) << *text;
   }
+  const bool halves = kernels::ChosenVectorBytes() >= 64 &&
+                      std::string_view(kernels::ChosenTargetName()).starts_with("AVX3");
+  for (const std::string* text : {&in_place, &staged}) {
+    EXPECT_EQ(Line(*text, "tile:").find("two halves of 32 columns") != std::string::npos, halves)
+        << *text;
+  }
+  EXPECT_EQ(Line(in_place, "walk:").find("each band is walked twice") != std::string::npos, halves)
+      << in_place;
+  EXPECT_EQ(Line(staged, "walk:").find("each band is walked twice"), std::string::npos) << staged;
 }
 
 }  // namespace

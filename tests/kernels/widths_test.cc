@@ -9,6 +9,7 @@
 
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -390,6 +391,36 @@ TEST_P(WidthTest, FusedSourceRowsCopiedFirst) {
       EXPECT_FALSE(copied) << "width " << width << "\n" << text;
     }
     if (width <= 2) Check(shape, perm);  // wider elements take the fused walks checked above
+    if (HasFatalFailure()) return;
+  }
+}
+
+// 1-byte tiles on AVX-512's 64-byte vectors are built in halves of 32 columns, and the band
+// walk takes each band's halves in turn (HalvesByteTiles): full and partial tiles (rows and
+// columns past the last whole tile, the partial columns in the first half alone or in both),
+// destination rows a power of two apart or not, both store kinds, against the reference; other
+// widths run the same layouts through their own tiles.
+TEST_P(WidthTest, ByteTilesInHalves) {
+  const Layouts layouts = {
+      {{448, 4096}, {1, 0}},       // destination rows 448 B (x width) apart, whole tiles
+      {{512, 1000}, {1, 0}},       // destination rows a power of two apart; 40 columns past
+      {{130, 250}, {1, 0}},        // 2 rows and 58 columns past the last whole tile
+      {{8, 131, 200}, {0, 2, 1}},  // streamed through a stage: destination rows follow each other
+  };
+  const bool halves = GetParam().width == 1 && kernels::ChosenVectorBytes() >= 64 &&
+                      std::string_view(kernels::ChosenTargetName()).starts_with("AVX3");
+  for (const auto& [shape, perm] : layouts) {
+    const std::string text = StreamingDescription(shape, perm);
+    if (text.empty()) return;  // MakePlan failed (recorded)
+    if (halves && text.find("strategy: tiles ") != std::string::npos) {
+      EXPECT_NE(text.find("two halves of 32 columns"), std::string::npos) << text;
+      // The band walk (destination rows that follow each other stream through a stage instead).
+      if (text.find("each walked band by band") != std::string::npos) {
+        EXPECT_NE(text.find("each band is walked twice, 32 columns at a time"), std::string::npos)
+            << text;
+      }
+    }
+    Check(shape, perm);
     if (HasFatalFailure()) return;
   }
 }
