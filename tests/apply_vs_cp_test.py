@@ -8,10 +8,10 @@ is left as it was, and --checkpoint without --io-transposes is a usage error.
 Usage: apply_vs_cp_test.py SOURCE_DIR IOTX
 """
 import hashlib
-import shutil
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
