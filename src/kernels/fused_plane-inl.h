@@ -51,9 +51,9 @@ struct FusedTables {
 
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
-HWY_INLINE void FusedPlane(D, const uint8_t* src, uint8_t* dst, size_t rows, size_t cols,
-                           const FusedGeometry& g, size_t, size_t, size_t, size_t, bool,
-                           FusedTables*) {
+HWY_NOINLINE void FusedPlane(D, const uint8_t* src, uint8_t* dst, size_t rows, size_t cols,
+                             const FusedGeometry& g, size_t, size_t, size_t, size_t, bool,
+                             FusedTables*) {
   for (size_t c = 0; c < cols; ++c) {
     for (size_t r = 0; r < rows; ++r) {
       std::memcpy(dst + g.ColDst(static_cast<int64_t>(c)) + r * kElem,
@@ -313,10 +313,10 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
 // (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
 // whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)
 template <size_t kElem, class D>
-HWY_INLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
-                           size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
-                           size_t block_cols, size_t pitch, size_t source_pitch, bool streaming,
-                           FusedTables* tables) {
+HWY_NOINLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst,
+                             size_t rows, size_t cols, const FusedGeometry& g, size_t strip_rows,
+                             size_t block_cols, size_t pitch, size_t source_pitch, bool streaming,
+                             FusedTables* tables) {
   using Shape = TileShape<kElem, D>;
   if constexpr (kTileInRegisters<kElem>) {
     const size_t rows_full = rows / Shape::kRows * Shape::kRows;

@@ -22,13 +22,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
-HWY_INLINE void InterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                                size_t rows, size_t cols, bool) {
+HWY_NOINLINE void InterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                                  size_t rows, size_t cols, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
-HWY_INLINE void DeinterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                                  size_t rows, size_t cols, bool) {
+HWY_NOINLINE void DeinterleavePlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                                    size_t rows, size_t cols, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
@@ -314,9 +314,9 @@ HWY_INLINE size_t DeinterleaveCols(D d, const uint8_t* HWY_RESTRICT src, uint8_t
 // Strategy::kInterleaveRows on one plane: `rows` (2-4) rows whose columns are consecutive in
 // the destination; planes narrower than a vector through the staged edge path.
 template <size_t kElem, class D>
-HWY_INLINE void InterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                                uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                                size_t cols, bool streaming) {
+HWY_NOINLINE void InterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                  uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                  size_t cols, bool streaming) {
   // With cache-bypassing stores into a destination part-way into a line, the first columns up
   // to where a column starts on a line boundary (if one does within a vector) go as an edge,
   // so that every buffered chunk InterleaveRows streams out is whole lines: a chunk cut at the
@@ -563,9 +563,9 @@ HWY_NOINLINE void DeinterleaveJoinedRows(D d, const uint8_t* HWY_RESTRICT src,
 // Strategy::kDeinterleaveCols on one plane: `cols` (2-4) columns of a contiguous source;
 // planes of fewer rows than a vector through the tile path's edges.
 template <size_t kElem, class D>
-HWY_INLINE void DeinterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                                  uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                                  size_t cols, bool streaming) {
+HWY_NOINLINE void DeinterleavePlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                    uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                    size_t cols, bool streaming) {
   const bool lines =
       streaming && dst_row_stride % kLineBytes == 0 && hn::Lanes(d) * kElem == kLineBytes;
   // A destination part-way into a line: its rows up to the first line boundary as an edge,

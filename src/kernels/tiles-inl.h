@@ -25,13 +25,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
-HWY_INLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds, size_t rows,
-                           size_t cols, size_t, bool, bool, size_t, bool) {
+HWY_NOINLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                             size_t rows, size_t cols, size_t, bool, bool, size_t, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
-HWY_INLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                            size_t rows, size_t cols, size_t, size_t, size_t, bool, bool, bool) {
+HWY_NOINLINE void StagedPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
+                              size_t rows, size_t cols, size_t, size_t, size_t, bool, bool, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 #else
@@ -255,10 +255,10 @@ HWY_INLINE void SeamTiles(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
 
 // Declared ahead: DenseStagedPlane walks its stage with it.
 template <size_t kElem, class D>
-HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                           uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                           size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
-                           size_t band_group, bool prefetch_ahead);
+HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                             size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
+                             size_t band_group, bool prefetch_ahead);
 
 // A plane whose destination rows follow each other but are not whole lines long, with
 // cache-bypassing stores (StagesDenseRows in nest.h): its destination is one block whose
@@ -306,10 +306,10 @@ HWY_NOINLINE void DenseStagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t
 // rows that follow each other go through DenseStagedPlane; otherwise the plane uses ordinary
 // stores.
 template <size_t kElem, class D>
-HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                           uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                           size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
-                           size_t band_group, bool prefetch_ahead) {
+HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                             uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                             size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
+                             size_t band_group, bool prefetch_ahead) {
   using Shape = TileShape<kElem, D>;
   // A destination that starts part-way into a line (rows a whole number of lines apart, all
   // starting at the same offset in theirs) gets the source rows up to its first line boundary
@@ -397,10 +397,10 @@ HWY_INLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row
 // writing before it is copied (one run ahead measured best: i8 2048^2 0.41 -> 0.61 of memcpy
 // on an Intel Xeon, two runs 0.58, four 0.55).
 template <size_t kElem, class D>
-HWY_INLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
-                            uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
-                            size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
-                            bool src_rows_alias, bool prefetch_ahead, bool streaming) {
+HWY_NOINLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                              uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                              size_t cols, size_t block_rows, size_t block_cols, size_t pitch,
+                              bool src_rows_alias, bool prefetch_ahead, bool streaming) {
   using Shape = TileShape<kElem, D>;
   alignas(64) uint8_t stage[kMaxStageBytes];
   const size_t rows_full = rows / Shape::kRows * Shape::kRows;
