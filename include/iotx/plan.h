@@ -32,7 +32,7 @@ struct IOTX_API PlanOptions {
   int max_threads = 0;
   enum class Stores { kAuto, kRegular, kStreaming };
   // kAuto picks cache-bypassing stores when the output is far larger than the cache, and for
-  // smaller outputs (from twice the L2) whose 2- or 4-byte tiles would otherwise go through a
+  // smaller outputs (from twice the L2) whose 1-, 2- or 4-byte tiles would otherwise go through a
   // staging block on AVX-512, where this machine's calibration finds them faster, and for a
   // plan of one thread (max_threads = 1) that scatters its writes (tiles, row copies) from half
   // the size a copy needs, and one thread's 8- or 16-byte tiles that would be staged from

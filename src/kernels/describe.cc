@@ -375,7 +375,7 @@ std::string Describe(const Plan& plan) {
         m.staged_streaming_bytes > 0 && m.staged_streaming_bytes < m.streaming_bytes;
     threshold = fmt::format(
         "automatic streaming from {}{}{}; {}", Bytes(m.streaming_bytes),
-        staged_first ? fmt::format(", from {} for plans that would stage 2- or 4-byte tiles "
+        staged_first ? fmt::format(", from {} for plans that would stage 1-, 2- or 4-byte tiles "
                                    "on 64-byte vectors{}",
                                    Bytes(m.staged_streaming_bytes),
                                    d.stores_reason == kernels::StoresReason::kWouldStage

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 #include <queue>
+#include <string_view>
 
 namespace iotx::kernels {
 namespace {
@@ -958,12 +959,19 @@ int64_t TargetItems(int64_t bytes, int threads) {
 // as the DRAM-sized ones do. Only for the tiles where that was measured to pay: 2- and 4-byte
 // elements on 64-byte vectors (ratio to memcpy in cache, 1 thread, staged / in place
 // streaming: bf16 1024^2 0.42 / 0.55, bf16 4096x512 0.42 / 0.54, f32 2048x512 0.49 / 0.52,
-// and the suite's a1, t5, s2). The others' in-place walks over aliasing rows are as slow or
-// slower: i8 2048^2 0.30 / 0.24, f64 1024x512 0.51-0.56 / 0.44-0.55 (f64 512^2 0.53 /
-// 0.57-0.66); with AVX2's 32-byte vectors f32 1024^2 0.34 / 0.23 (its 4-byte tiles go
-// through an L1 buffer) and f64 1024x512 0.48 / 0.28.
+// and the suite's a1, t5, s2), and 1-byte tiles built in halves (HalvesByteTiles: 32
+// destination rows open at a time, not 64), which stream in place as fast or faster (1 / 2
+// threads, staged -> in place: i8 1536^2 0.35 / 0.33 -> 0.45 / 0.43, 4096x1024 0.31 / 0.32 ->
+// 0.39, 16x256x1024 `0,2,1` 0.32 / 0.36 -> 0.39 / 0.44, 4x512x2048 `0,2,1` 0.27 / 0.24 -> 0.33
+// / 0.37, 2048^2 and 2048x4096 level; docs/performance.md, twenty-seventh look; as whole
+// 64-row tiles, i8 2048^2 had run 0.30 / 0.24). The others' in-place walks over aliasing rows
+// are as slow or slower: f64 1024x512 0.51-0.56 / 0.44-0.55 (f64 512^2 0.53 / 0.57-0.66); with
+// AVX2's 32-byte vectors f32 1024^2 0.34 / 0.23 (its 4-byte tiles go through an L1 buffer) and
+// f64 1024x512 0.48 / 0.28.
 bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine) {
-  return machine.vector_bytes >= 64 && (elem_bytes == 2 || elem_bytes == 4);
+  const bool avx512 = std::string_view(machine.target).starts_with("AVX3");
+  return machine.vector_bytes >= 64 && (elem_bytes == 2 || elem_bytes == 4 ||
+                                        HalvesByteTiles(avx512, elem_bytes, machine.vector_bytes));
 }
 
 bool OneThreadStreamsEarly(Strategy strategy) {

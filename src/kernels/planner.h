@@ -186,8 +186,9 @@ struct StoresChoice {
   StoresReason reason = StoresReason::kSmallOutput;
 };
 
-// Tiles that the staged-streaming rule applies to: 2- and 4-byte tiles on 64-byte vectors, where
-// streaming in place was measured to beat the staged walk (docs/performance.md, ninth look).
+// Tiles that the staged-streaming rule applies to: 2- and 4-byte tiles on 64-byte vectors, and
+// 1-byte tiles built in halves there (HalvesByteTiles), where streaming in place was measured
+// to beat the staged walk (docs/performance.md, ninth and twenty-seventh looks).
 bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine);
 
 // Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), from

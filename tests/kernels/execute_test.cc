@@ -182,9 +182,12 @@ TEST(DescribeTest, AliasingSourceRowsLoadWholeRowsAndPrefetchIntoL2) {
 TEST(DescribeTest, NamesTheOneByteTileEachWalkRuns) {
   // On 64-byte vectors of an AVX-512 target 1-byte tiles are built in halves of 32 columns in
   // every walk (2000^2: tiles in place, whose bands are walked a half at a time; 2048^2: rows 2
-  // KiB apart, staged), as HalvesByteTiles tells the kernels; no 1-byte tile gathers its rows.
+  // KiB apart, staged with ordinary stores, which automatic stores may leave for streaming in
+  // place), as HalvesByteTiles tells the kernels; no 1-byte tile gathers its rows.
   const auto describe = [](int64_t n) {
-    auto plan = MakePlan(std::vector<int64_t>{n, n}, std::vector<int64_t>{1, 0}, 1);
+    PlanOptions options;
+    options.stores = PlanOptions::Stores::kRegular;
+    auto plan = MakePlan(std::vector<int64_t>{n, n}, std::vector<int64_t>{1, 0}, 1, options);
     EXPECT_TRUE(plan.has_value());
     return plan.has_value() ? Describe(**plan) : std::string();
   };

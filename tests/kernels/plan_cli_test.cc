@@ -76,7 +76,7 @@ TEST(PlanCliTest, StoresLineNamesWhyThePlanStreams) {
   const bool wide = machine_line.find(", 64-byte vectors") != std::string::npos;
   constexpr int64_t kNever = int64_t{1} << 40;
   constexpr int64_t kTwoMiB = int64_t{2} << 20;
-  const char* kInPlace = "2- or 4-byte tiles on 64-byte vectors (this one: it walks in place";
+  const char* kInPlace = "1-, 2- or 4-byte tiles on 64-byte vectors (this one: it walks in place";
 
   // The staged threshold alone: the rule's tiles (4-byte on 64-byte vectors) stream in place,
   // narrower vectors keep the staged walk.

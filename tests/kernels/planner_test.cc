@@ -884,7 +884,7 @@ TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
 
 // Below the streaming threshold, a plan that would stage its tiles (rows or columns a power
 // of two apart, ordinary stores) streams from staged_streaming_bytes instead when its tiles
-// are 2- or 4-byte on 64-byte vectors; one that would walk in place keeps ordinary stores.
+// are 1-, 2- or 4-byte on 64-byte vectors; one that would walk in place keeps ordinary stores.
 TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   Machine m = TestMachine();
   m.staged_streaming_bytes = 2 << 20;
@@ -898,7 +898,7 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   EXPECT_EQ(stores({1024, 512}, 4), kWouldStage);   // 2 MiB: the threshold itself
   EXPECT_EQ(stores({512, 512}, 4), kSmall);         // 1 MiB, below it
   EXPECT_EQ(stores({1000, 1000}, 4), kSmall);  // 4 MB, rows that do not alias: in place already
-  EXPECT_EQ(stores({2048, 2048}, 1), kSmall);  // 4 MiB of 1-byte tiles: staged stays
+  EXPECT_EQ(stores({2048, 2048}, 1), kWouldStage);  // 1-byte tiles in halves on AVX-512 too
   EXPECT_EQ(stores({2048, 1024}, 2), kWouldStage);
   // Staged too, but its destination rows (4120 B apart) are not whole lines apart: in place it
   // could not stream, so it keeps the stage and ordinary stores.
@@ -918,6 +918,9 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   ASSERT_EQ(ChooseStrategy(f32, avx2, false).strategy, Strategy::kStagedTiles);
   ASSERT_EQ(ChooseStrategy(f64, avx2, false).strategy, Strategy::kStagedTiles);
   EXPECT_FALSE(StagedTilesMayStream(4, avx2));
+  EXPECT_FALSE(StagedTilesMayStream(1, avx2));  // no halves on 32-byte vectors
+  EXPECT_TRUE(StagedTilesMayStream(1, m));
+  EXPECT_FALSE(StagedTilesMayStream(8, m));
   EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f32, ProblemBytes(f32), avx2, 2)),
             kSmall);
   EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, f64, ProblemBytes(f64), avx2, 2)),
