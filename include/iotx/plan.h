@@ -33,11 +33,11 @@ struct IOTX_API PlanOptions {
   enum class Stores { kAuto, kRegular, kStreaming };
   // kAuto picks cache-bypassing stores when the output is far larger than the cache, and for
   // smaller outputs (from twice the L2) whose 1-, 2- or 4-byte tiles would otherwise go through a
-  // staging block on AVX-512, where this machine's calibration finds them faster, and for a
-  // plan of one thread (max_threads = 1) that scatters its writes (tiles, row copies) from half
-  // the size a copy needs, and one thread's 8- or 16-byte tiles that would be staged from
-  // where its own copies were measured to leave its cache: the output then leaves the cache.
-  // kRegular keeps it there for a consumer that reads it next.
+  // staging block on AVX-512, or whose 1-byte tiles walk in place there, where this machine's
+  // calibration finds them faster, and for a plan of one thread (max_threads = 1) that scatters its
+  // writes (tiles, row copies) from half the size a copy needs, and one thread's 8- or 16-byte
+  // tiles that would be staged from where its own copies were measured to leave its cache: the
+  // output then leaves the cache. kRegular keeps it there for a consumer that reads it next.
   Stores stores = Stores::kAuto;
   DeviceGeneration device = DeviceGeneration::kTrn2;
   // Whether MakePlan may start oneTBB's worker threads ahead of the first Execute, so that

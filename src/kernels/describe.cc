@@ -375,13 +375,17 @@ std::string Describe(const Plan& plan) {
         m.staged_streaming_bytes > 0 && m.staged_streaming_bytes < m.streaming_bytes;
     threshold = fmt::format(
         "automatic streaming from {}{}{}; {}", Bytes(m.streaming_bytes),
-        staged_first ? fmt::format(", from {} for plans that would stage 1-, 2- or 4-byte tiles "
-                                   "on 64-byte vectors{}",
-                                   Bytes(m.staged_streaming_bytes),
-                                   d.stores_reason == kernels::StoresReason::kWouldStage
-                                       ? " (this one: it walks in place instead)"
-                                       : "")
-                     : "",
+        staged_first
+            ? fmt::format(
+                  ", from {} for plans that would stage 1-, 2- or 4-byte tiles "
+                  "on 64-byte vectors{} and for 1-byte tiles in halves walked in "
+                  "place{}",
+                  Bytes(m.staged_streaming_bytes),
+                  d.stores_reason == kernels::StoresReason::kWouldStage
+                      ? " (this one: it walks in place instead)"
+                      : "",
+                  d.stores_reason == kernels::StoresReason::kByteTilesInPlace ? " (this one)" : "")
+            : "",
         d.threads_hint == 1 ? OneThreadStores(m, d.stores_reason) : "", m.streaming_why);
   }
   s += fmt::format("stores:   {} (output {}; {})\n",

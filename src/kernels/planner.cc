@@ -1023,6 +1023,19 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
       regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
     return {true, StoresReason::kWouldStage};
   }
+  // 1-byte tiles built in halves (HalvesByteTiles) that walk in place stream from the same
+  // threshold: their bands keep 32 destination rows open at a time, and in cache the streamed
+  // walk beat the ordinary one on every such layout measured (AMD EPYC Zen 5, ratio to memcpy,
+  // 1 / 2 threads, regular -> streaming: i8 1984x2112 0.50 / 0.54 -> 0.63 / 0.70, 2880x1440
+  // 0.54 / 0.56 -> 0.65 / 0.68, 1600x3000 0.47 / 0.49 -> 0.55 / 0.56, 1088x4000 0.54 / 0.55 ->
+  // 0.61 / 0.65; docs/performance.md, twenty-seventh look). Wider in-place tiles were mixed
+  // (thirteenth look), so they keep the copy's threshold.
+  if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
+      HalvesByteTiles(std::string_view(machine.target).starts_with("AVX3"), folded.elem_bytes,
+                      machine.vector_bytes) &&
+      BandWalkStreams(ColsDim(folded).dst_stride) && regular_strategy() == Strategy::kTiles) {
+    return {true, StoresReason::kByteTilesInPlace};
+  }
   // One thread's permute with ordinary stores falls behind from about half the copy's
   // threshold, where the copy's own regular and cache-bypassing runs are level (AMD EPYC Zen
   // 5, 1 thread, 9-14 MiB outputs, ratio to memcpy in one process, regular / streaming: f32

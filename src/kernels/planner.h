@@ -177,6 +177,7 @@ enum class StoresReason {
   kForced,               // PlanOptions::stores asked for regular or streaming stores
   kLargeOutput,          // the output reaches machine.streaming_bytes
   kWouldStage,           // tiles that would be staged, from machine.staged_streaming_bytes
+  kByteTilesInPlace,     // 1-byte tiles in halves walked in place, from staged_streaming_bytes
   kOneThread,            // a one-thread permute that scatters its writes, from half streaming_bytes
   kOneThreadWideStaged,  // one thread's staged 8- or 16-byte tiles, from one_thread_streaming_bytes
   kSmallOutput,  // below the threshold that applies to the plan (or none calibrated): regular

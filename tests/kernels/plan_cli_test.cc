@@ -77,6 +77,7 @@ TEST(PlanCliTest, StoresLineNamesWhyThePlanStreams) {
   constexpr int64_t kNever = int64_t{1} << 40;
   constexpr int64_t kTwoMiB = int64_t{2} << 20;
   const char* kInPlace = "1-, 2- or 4-byte tiles on 64-byte vectors (this one: it walks in place";
+  const char* kByteRule = "for 1-byte tiles in halves walked in place (this one)";
 
   // The staged threshold alone: the rule's tiles (4-byte on 64-byte vectors) stream in place,
   // narrower vectors keep the staged walk.
@@ -90,6 +91,16 @@ TEST(PlanCliTest, StoresLineNamesWhyThePlanStreams) {
   }
   EXPECT_NE(r.out.find("stores:   cache-bypassing"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(kInPlace), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(kByteRule), std::string::npos) << r.out;
+  // 1-byte tiles that walk in place (rows 1984 B apart, 4 MB) stream from the same threshold,
+  // on AVX-512, where they are built in halves; the stores line says which rule decided.
+  const ProcessResult bytes = PlanWithCache(cache.path(), "1984,2112", "i8");
+  ASSERT_EQ(bytes.exit_code, 0) << bytes.err;
+  EXPECT_NE(bytes.out.find("strategy: tiles"), std::string::npos) << bytes.out;
+  if (bytes.out.find("AVX3 target") != std::string::npos) {
+    EXPECT_NE(bytes.out.find("stores:   cache-bypassing"), std::string::npos) << bytes.out;
+    EXPECT_NE(bytes.out.find(kByteRule), std::string::npos) << bytes.out;
+  }
 
   SetThresholds(cache.path(), kTwoMiB, kTwoMiB);  // the general threshold decides first
   r = PlanWithCache(cache.path(), shape);

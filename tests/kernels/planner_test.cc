@@ -861,6 +861,7 @@ constexpr std::pair kForcedRegular{false, StoresReason::kForced};
 constexpr std::pair kForcedStreaming{true, StoresReason::kForced};
 constexpr std::pair kLarge{true, StoresReason::kLargeOutput};
 constexpr std::pair kWouldStage{true, StoresReason::kWouldStage};
+constexpr std::pair kByteTilesInPlace{true, StoresReason::kByteTilesInPlace};
 constexpr std::pair kSmall{false, StoresReason::kSmallOutput};
 constexpr std::pair kOneThread{true, StoresReason::kOneThread};
 constexpr std::pair kOneThreadWideStaged{true, StoresReason::kOneThreadWideStaged};
@@ -900,6 +901,12 @@ TEST(ChooseStreamingTest, PlansThatWouldStageStreamFromTheirOwnThreshold) {
   EXPECT_EQ(stores({1000, 1000}, 4), kSmall);  // 4 MB, rows that do not alias: in place already
   EXPECT_EQ(stores({2048, 2048}, 1), kWouldStage);  // 1-byte tiles in halves on AVX-512 too
   EXPECT_EQ(stores({2048, 1024}, 2), kWouldStage);
+  // 1-byte tiles in halves that walk in place (rows 1984 B apart) stream from it too; wider
+  // ones in place keep ordinary stores, as do 1-byte rows not whole lines apart.
+  ASSERT_EQ(ChooseStrategy(FoldedReversal({1984, 2112}, 1), m, false).strategy, Strategy::kTiles);
+  EXPECT_EQ(stores({1984, 2112}, 1), kByteTilesInPlace);
+  EXPECT_EQ(stores({1984, 512}, 1), kSmall);   // 1 MB, below the threshold
+  EXPECT_EQ(stores({2000, 2000}, 1), kSmall);  // rows 2000 B apart: in place, could not stream
   // Staged too, but its destination rows (4120 B apart) are not whole lines apart: in place it
   // could not stream, so it keeps the stage and ordinary stores.
   ASSERT_EQ(ChooseStrategy(FoldedReversal({1030, 1024}), m, false).strategy,
