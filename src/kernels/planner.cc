@@ -954,6 +954,14 @@ int64_t TargetItems(int64_t bytes, int threads) {
   return std::clamp<int64_t>(bytes / kMinItemBytes, 1, kItemsPerThread * threads);
 }
 
+namespace {
+// HalvesByteTiles (nest.h) on this machine's target and vector.
+bool MachineHalvesByteTiles(int64_t elem_bytes, const Machine& machine) {
+  return HalvesByteTiles(std::string_view(machine.target).starts_with("AVX3"), elem_bytes,
+                         machine.vector_bytes);
+}
+}  // namespace
+
 // A staged walk moves each byte through the cache twice (machine.h, StreamingThreshold), so
 // where cache-bypassing stores beat half a regular copy, its plans walk in place with them,
 // as the DRAM-sized ones do. Only for the tiles where that was measured to pay: 2- and 4-byte
@@ -969,9 +977,8 @@ int64_t TargetItems(int64_t bytes, int threads) {
 // AVX2's 32-byte vectors f32 1024^2 0.34 / 0.23 (its 4-byte tiles go through an L1 buffer) and
 // f64 1024x512 0.48 / 0.28.
 bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine) {
-  const bool avx512 = std::string_view(machine.target).starts_with("AVX3");
-  return machine.vector_bytes >= 64 && (elem_bytes == 2 || elem_bytes == 4 ||
-                                        HalvesByteTiles(avx512, elem_bytes, machine.vector_bytes));
+  return machine.vector_bytes >= 64 &&
+         (elem_bytes == 2 || elem_bytes == 4 || MachineHalvesByteTiles(elem_bytes, machine));
 }
 
 bool OneThreadStreamsEarly(Strategy strategy) {
@@ -1031,8 +1038,7 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   // 0.61 / 0.65; docs/performance.md, twenty-seventh look). Wider in-place tiles were mixed
   // (thirteenth look), so they keep the copy's threshold.
   if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
-      HalvesByteTiles(std::string_view(machine.target).starts_with("AVX3"), folded.elem_bytes,
-                      machine.vector_bytes) &&
+      MachineHalvesByteTiles(folded.elem_bytes, machine) &&
       BandWalkStreams(ColsDim(folded).dst_stride) && regular_strategy() == Strategy::kTiles) {
     return {true, StoresReason::kByteTilesInPlace};
   }

@@ -194,8 +194,9 @@ bool StagedTilesMayStream(int64_t elem_bytes, const Machine& machine);
 
 // Cache-bypassing stores for outputs of at least machine.streaming_bytes (kAuto), from
 // machine.staged_streaming_bytes for a `folded` problem whose tiles would otherwise be staged
-// (kStagedTiles with ordinary stores) and StagedTilesMayStream, from half streaming_bytes for
-// a plan of one thread (`threads`, the plan's thread hint) whose strategy
+// (kStagedTiles with ordinary stores) and StagedTilesMayStream, or whose 1-byte tiles built in
+// halves would walk in place (kTiles) with destination rows whole lines apart, from half
+// streaming_bytes for a plan of one thread (`threads`, the plan's thread hint) whose strategy
 // OneThreadStreamsEarly, or as the options force.
 StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, int64_t bytes,
                              const Machine& machine, int threads);
