@@ -1014,33 +1014,34 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
   if (machine.streaming_bytes > 0 && bytes >= machine.streaming_bytes) {
     return {true, StoresReason::kLargeOutput};
   }
-  // The strategy the plan would take with ordinary stores, asked for by both rules below: the
+  // The strategy the plan would take with ordinary stores, asked for by the rules below: the
   // first to need it picks it, once (ExecuteRange plans every box of every call).
   std::optional<Strategy> regular;
   const auto regular_strategy = [&] {
     if (!regular) regular = ChooseStrategy(folded, machine, false, threads).strategy;
     return *regular;
   };
-  // Only where the in-place walk can stream: destination rows a whole number of lines apart
-  // (TilesPlane). Elsewhere it would store as ordinarily as the staged walk, without the
-  // stage: bf16 3000 x 768 (rows 6000 B apart), Intel Xeon, 1 thread, 0.40 of memcpy so
-  // against 0.61 staged.
+  // The staged threshold's two rules, only where the in-place walk can stream: destination
+  // rows a whole number of lines apart (TilesPlane). Elsewhere it would store as ordinarily as
+  // the staged walk, without the stage: bf16 3000 x 768 (rows 6000 B apart), Intel Xeon, 1
+  // thread, 0.40 of memcpy so against 0.61 staged.
   if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
-      StagedTilesMayStream(folded.elem_bytes, machine) &&
-      regular_strategy() == Strategy::kStagedTiles && BandWalkStreams(ColsDim(folded).dst_stride)) {
-    return {true, StoresReason::kWouldStage};
-  }
-  // 1-byte tiles built in halves (HalvesByteTiles) that walk in place stream from the same
-  // threshold: their bands keep 32 destination rows open at a time, and in cache the streamed
-  // walk beat the ordinary one on every such layout measured (AMD EPYC Zen 5, ratio to memcpy,
-  // 1 / 2 threads, regular -> streaming: i8 1984x2112 0.50 / 0.54 -> 0.63 / 0.70, 2880x1440
-  // 0.54 / 0.56 -> 0.65 / 0.68, 1600x3000 0.47 / 0.49 -> 0.55 / 0.56, 1088x4000 0.54 / 0.55 ->
-  // 0.61 / 0.65; docs/performance.md, twenty-seventh look). Wider in-place tiles were mixed
-  // (thirteenth look), so they keep the copy's threshold.
-  if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
-      MachineHalvesByteTiles(folded.elem_bytes, machine) &&
-      BandWalkStreams(ColsDim(folded).dst_stride) && regular_strategy() == Strategy::kTiles) {
-    return {true, StoresReason::kByteTilesInPlace};
+      BandWalkStreams(ColsDim(folded).dst_stride)) {
+    if (StagedTilesMayStream(folded.elem_bytes, machine) &&
+        regular_strategy() == Strategy::kStagedTiles) {
+      return {true, StoresReason::kWouldStage};
+    }
+    // 1-byte tiles built in halves (HalvesByteTiles) that walk in place: their bands keep 32
+    // destination rows open at a time, and in cache the streamed walk beat the ordinary one on
+    // every such layout measured (AMD EPYC Zen 5, ratio to memcpy, 1 / 2 threads, regular ->
+    // streaming: i8 1984x2112 0.50 / 0.54 -> 0.63 / 0.70, 2880x1440 0.54 / 0.56 -> 0.65 /
+    // 0.68, 1600x3000 0.47 / 0.49 -> 0.55 / 0.56, 1088x4000 0.54 / 0.55 -> 0.61 / 0.65;
+    // docs/performance.md, twenty-seventh look). Wider in-place tiles were mixed (thirteenth
+    // look), so they keep the copy's threshold.
+    if (MachineHalvesByteTiles(folded.elem_bytes, machine) &&
+        regular_strategy() == Strategy::kTiles) {
+      return {true, StoresReason::kByteTilesInPlace};
+    }
   }
   // One thread's permute with ordinary stores falls behind from about half the copy's
   // threshold, where the copy's own regular and cache-bypassing runs are level (AMD EPYC Zen
