@@ -25,7 +25,7 @@ std::string DimRole(const PlanData& d, int i) {
   if (i == d.split.blocked_dim) add(fmt::format("driver in blocks of {}", d.split.block));
   if (i == d.tile.rows_dim) add("tile rows (destination-innermost)");
   if (i == d.tile.cols_dim) add("tile columns (source-innermost)");
-  if (i == d.tile.rows2_dim) add("fused into the tile rows");
+  if (i == d.tile.rows2_dim || i == d.tile.rows3_dim) add("fused into the tile rows");
   if (i == d.tile.cols2_dim) add("fused into the tile columns");
   if (role.empty()) add("kernel loop");
   return role;
@@ -195,10 +195,20 @@ std::string Describe(const Plan& plan) {
         // registers; the staged walk computes offsets per strip. FusedEdge for the rest.
         const bool walk = n.stage_pitch == 0;
         const bool in_walk = walk && avx512 && m.vector_bytes >= 16;
+        // A third dim joining the rows (Tile::rows3_dim): rows = inner x mid x outer.
+        std::string rows_side =
+            side(n.rows_inner, n.rows_mid > 0 ? n.rows_inner * n.rows_mid : n.rows,
+                 d.tile.rows2_dim, d.tile.rows_dim, "destination");
+        if (d.tile.rows3_dim >= 0) {
+          rows_side += fmt::format(
+              " x {} (dim {} continues dim {} in the destination: {} B runs, where two dims "
+              "left {} B)",
+              n.rows / (n.rows_inner * n.rows_mid), d.tile.rows3_dim, d.tile.rows2_dim, n.rows * e,
+              n.rows_inner * n.rows_mid * e);
+        }
         s += fmt::format(
             "fused:    rows = {}, columns = {}; offsets per strip and band{}; partial tiles {}\n",
-            side(n.rows_inner, n.rows, d.tile.rows2_dim, d.tile.rows_dim, "destination"),
-            side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"),
+            rows_side, side(n.cols_inner, n.cols, d.tile.cols2_dim, d.tile.cols_dim, "source"),
             walk ? ", kept from plane to plane" : "",
             in_walk ? "in the walk on the same offsets (masked loads and stores)"
                     : "at the fused plane's ends through the edge path");

@@ -1,6 +1,6 @@
-// The walk of one fused plane, Strategy::kFusedTiles (nest.h): rows and columns that each
-// span two dims, found through offset tables; in place band by band, or staged through an
-// L1/L2 block when the lines alias.
+// The walk of one fused plane, Strategy::kFusedTiles (nest.h): rows that span two or three
+// dims and columns that span two, found through offset tables; in place band by band, or staged
+// through an L1/L2 block when the lines alias.
 #if defined(IOTX_KERNELS_FUSED_PLANE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef IOTX_KERNELS_FUSED_PLANE_INL_H_
 #undef IOTX_KERNELS_FUSED_PLANE_INL_H_
@@ -23,12 +23,16 @@ namespace iotx::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Where row r and column c of a fused plane (Strategy::kFusedTiles, nest.h) start.
+// Where row r and column c of a fused plane (Strategy::kFusedTiles, nest.h) start. Rows span
+// up to three dims (blocks of rows_inner in groups of rows_mid), columns two.
 struct FusedGeometry {
   int64_t rows_inner, src_row_stride, src_outer_row_stride;
   int64_t cols_inner, dst_col_stride, dst_outer_col_stride;
+  int64_t rows_mid = INT64_MAX, src_outer2_row_stride = 0;  // one group: no third dim
   int64_t RowSrc(int64_t r) const {
-    return r / rows_inner * src_outer_row_stride + r % rows_inner * src_row_stride;
+    const int64_t block = r / rows_inner;
+    return block / rows_mid * src_outer2_row_stride + block % rows_mid * src_outer_row_stride +
+           r % rows_inner * src_row_stride;
   }
   int64_t ColDst(int64_t c) const {
     return c / cols_inner * dst_outer_col_stride + c % cols_inner * dst_col_stride;
@@ -77,6 +81,32 @@ HWY_INLINE void FusedOffsets(int64_t first, size_t count, int64_t inner, int64_t
   }
 }
 
+// The source offsets of `count` consecutive fused rows from `first` on (RowSrc), by
+// increments: a third dim adds its stride each rows_mid blocks.
+HWY_INLINE void FusedRowOffsets(const FusedGeometry& g, int64_t first, size_t count,
+                                int64_t* HWY_RESTRICT tab) {
+  if (g.rows_mid == INT64_MAX) {
+    FusedOffsets(first, count, g.rows_inner, g.src_row_stride, g.src_outer_row_stride, tab);
+    return;
+  }
+  int64_t block = first / g.rows_inner;
+  int64_t rem = first % g.rows_inner;
+  int64_t base =
+      block / g.rows_mid * g.src_outer2_row_stride + block % g.rows_mid * g.src_outer_row_stride;
+  int64_t mid = block % g.rows_mid;
+  for (size_t k = 0; k < count; ++k) {
+    tab[k] = base + rem * g.src_row_stride;
+    if (++rem == g.rows_inner) {
+      rem = 0;
+      base += g.src_outer_row_stride;
+      if (++mid == g.rows_mid) {
+        mid = 0;
+        base += g.src_outer2_row_stride - g.rows_mid * g.src_outer_row_stride;
+      }
+    }
+  }
+}
+
 // A partial tile of a fused plane: rows [r0, r0 + n) x columns [c0, c0 + m), n <= kRows,
 // m <= kCols, staged through two L1 buffers like TransposeEdge (rows and columns are found
 // through the fused geometry, not one stride).
@@ -87,8 +117,7 @@ HWY_NOINLINE void FusedEdge(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_R
   if constexpr (kEdgeInRegisters<kElem>) {
     int64_t row_off[Shape::kRows] = {};
     int64_t col_off[Shape::kCols] = {};
-    FusedOffsets(static_cast<int64_t>(r0), n, g.rows_inner, g.src_row_stride,
-                 g.src_outer_row_stride, row_off);
+    FusedRowOffsets(g, static_cast<int64_t>(r0), n, row_off);
     FusedOffsets(static_cast<int64_t>(c0), m, g.cols_inner, g.dst_col_stride,
                  g.dst_outer_col_stride, col_off);
     TransposeTileLines<kElem, false, true, true>(d, src + c0 * kElem, 0, dst + r0 * kElem, 0,
@@ -147,8 +176,7 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
       const size_t first = whole ? 0 : r0;
       const size_t count = whole ? rows : n;
       if (tab.rows_first != first || tab.rows_count != count) {
-        FusedOffsets(static_cast<int64_t>(first), count, g.rows_inner, g.src_row_stride,
-                     g.src_outer_row_stride, row_off);
+        FusedRowOffsets(g, static_cast<int64_t>(first), count, row_off);
         // strip_rows is a multiple of the tile's rows (planner.cc), so the last tile reads at
         // most kRows - 1 entries past the rows: zeros, never dereferenced (masked off).
         std::fill(row_off + count, row_off + count + Shape::kRows, int64_t{0});
@@ -240,8 +268,7 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
   for (size_t r0 = 0; r0 < rows_full; r0 += strip_rows) {
     const size_t n = std::min(strip_rows, rows_full - r0);
     const size_t covered = halo && r0 + n < rows_full ? n + Shape::kRows : n;
-    FusedOffsets(static_cast<int64_t>(r0), covered, g.rows_inner, g.src_row_stride,
-                 g.src_outer_row_stride, row_off);
+    FusedRowOffsets(g, static_cast<int64_t>(r0), covered, row_off);
     for (size_t c0 = 0; c0 < cols_full; c0 += block_cols) {
       const size_t m = std::min(block_cols, cols_full - c0);
       if constexpr (kSourceStaged) {
@@ -305,10 +332,12 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
 
 // Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
 // a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
-// (7 columns) 57672 x 2709; it is walked like kTiles: strips of strip_rows rows band by
-// band, destination rows written in runs across the dims (FusedWalk), or block by block
-// through an L1 stage where rows alias (pitch > 0). Row and column offsets are tables over
-// the two dims (any inner extents: a tile may straddle an inner dim's end); partial tiles run
+// (7 columns) 57672 x 2709; rows whose two dims leave short runs span three (i8 4x16^5
+// reversed: 1024 x 256, planner.cc FindFusion). It is walked like kTiles: strips of
+// strip_rows rows band by band, destination rows written in runs across the dims
+// (FusedWalk), or block by block through an L1 stage where rows alias (pitch > 0). Row and
+// column offsets are tables over the dims (any inner extents: a tile may straddle an inner
+// dim's end); partial tiles run
 // in the walk where they fit in registers, through FusedEdge elsewhere.
 // (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
 // whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)

@@ -110,11 +110,16 @@ struct Nest {
   // what it will read and write (Tile::prefetch_ahead).
   bool prefetch_ahead = false;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
-  // blocks (src_outer_row_stride apart), consecutive in the destination; `cols` is cols_inner
+  // blocks (src_outer_row_stride apart; with rows_mid > 0, below, rows_mid of them in each of
+  // rows / (rows_inner * rows_mid) groups), consecutive in the destination; `cols` is cols_inner
   // columns (dst_row_stride apart) times cols / cols_inner blocks (dst_outer_col_stride
   // apart), consecutive in the source.
   int64_t rows_inner = 1;
   int64_t src_outer_row_stride = 0;
+  // kFusedTiles with a third dim joining the rows (Tile::rows3_dim): the blocks of rows_inner
+  // rows come in groups of rows_mid, src_outer2_row_stride apart; 0: one group (no third dim).
+  int64_t rows_mid = 0;
+  int64_t src_outer2_row_stride = 0;
   // kDeinterleaveCols with rows joined (Tile::rows2_dim): where each block of rows_inner rows
   // goes in the destination (its rows follow each other in the source).
   int64_t dst_outer_row_stride = 0;

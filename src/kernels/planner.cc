@@ -90,9 +90,21 @@ bool InterleavesRows(const Problem& p, const Machine& m, bool streaming, int thr
 
 // The tile of a fused plane: the target's full vector (a fused plane's columns fill it).
 struct Fusion {
-  int rows2 = -1, cols2 = -1;
+  int rows2 = -1, cols2 = -1, rows3 = -1;
   int64_t rows = 0, cols = 0;  // the fused extents
 };
+
+// Fused rows whose destination runs stay shorter than this take a third dim continuing them
+// in the destination (Tile::rows3_dim), so that the plane's runs (a staged block's, or a band
+// walk's strip) can be longer than the two dims allow. i8 4x16^5 reversed: rows 4 x 16, 64 B
+// runs 16 KiB and 256 KiB apart, so a block's lines fall in one set of L1 and of L2; a
+// standalone loop of that walk's memory traffic alone (a block's source lines copied into a
+// stage, the stage copied out as runs; AMD EPYC Zen 5, 4 MiB, ratio to memcpy in one process)
+// ran at 0.10-0.11 with 64 B runs, 0.21 with 128 B and 0.31-0.35 with 256 B. With the third
+// dim (1024 rows, blocks of 256 x 256) the kernel went from 0.08-0.10 to 0.14-0.18 of
+// memcpy, bf16 2x16^5 from 0.11-0.14 to 0.24-0.27, f32 2x4x16^4 from 0.10-0.15 to 0.26-0.44
+// (docs/performance.md, twenty-eighth look).
+constexpr int64_t kMinFusedRowRunBytes = 256;
 
 // Tiles hold whole registers only on AVX-512 for every width, elsewhere from 8 bytes up
 // (kTileInRegisters in tile-inl.h): fused planes need that.
@@ -127,17 +139,30 @@ Fusion FindFusion(const Problem& p, const Machine& m) {
     const int64_t edge = CeilDiv(fr, tile_rows) * CeilDiv(fc, tile_cols) - full;
     return static_cast<double>(fr) * static_cast<double>(fc) / static_cast<double>(full + 3 * edge);
   };
+  // The dim continuing rows (rows2 joined) in the destination, if those leave short runs.
+  const auto third_row_dim = [&](int r2, int c2) {
+    if (r2 < 0) return -1;
+    const int64_t run = rows.n * p.dims[static_cast<size_t>(r2)].n * e;
+    if (run >= kMinFusedRowRunBytes) return -1;
+    for (int i = 0; i < static_cast<int>(p.dims.size()); ++i) {
+      if (i == rows_dim || i == cols_dim || i == r2 || i == c2) continue;
+      if (p.dims[static_cast<size_t>(i)].dst_stride == run) return i;
+    }
+    return -1;
+  };
   Fusion best;
   double best_score = -1;
   for (int r2 : rows2) {
     for (int c2 : cols2) {
       if ((r2 < 0 && c2 < 0) || (r2 >= 0 && r2 == c2)) continue;
-      const int64_t fr = rows.n * (r2 >= 0 ? p.dims[static_cast<size_t>(r2)].n : 1);
+      const int r3 = third_row_dim(r2, c2);
+      const int64_t fr = rows.n * (r2 >= 0 ? p.dims[static_cast<size_t>(r2)].n : 1) *
+                         (r3 >= 0 ? p.dims[static_cast<size_t>(r3)].n : 1);
       const int64_t fc = cols.n * (c2 >= 0 ? p.dims[static_cast<size_t>(c2)].n : 1);
       const double sc = score(fr, fc);
       if (sc > best_score || (sc == best_score && fr * fc > best.rows * best.cols)) {
         best_score = sc;
-        best = Fusion{r2, c2, fr, fc};
+        best = Fusion{r2, c2, r3, fr, fc};
       }
     }
   }
@@ -500,12 +525,12 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
       tile.fused = true;
       tile.rows2_dim = f.rows2;
       tile.cols2_dim = f.cols2;
+      tile.rows3_dim = f.rows3;
       tile.vector_bytes = machine.vector_bytes;
       tile.tile_cols = std::max<int64_t>(1, tile.vector_bytes / e);
       // Fused dims are far apart by nature (16^6: 4 MiB): stage as kStagedTiles does when
       // a tile's lines alias.
-      const int64_t fused_rows =
-          f.rows2 >= 0 ? rows.n * folded.dims[static_cast<size_t>(f.rows2)].n : rows.n;
+      const int64_t fused_rows = FusedRows(folded, tile);
       const int64_t fused_strip_rows = std::min(
           BandStripRows(tile.tile_rows, machine.vector_bytes, machine), kMaxFusedStripRows);
       const int64_t fused_cols =
@@ -531,8 +556,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
         return tile;
       }
     }
-    const int64_t plane_rows =
-        tile.rows2_dim >= 0 ? rows.n * folded.dims[static_cast<size_t>(tile.rows2_dim)].n : rows.n;
+    const int64_t plane_rows = FusedRows(folded, tile);
     tile.strip_rows = BandStripRows(tile.tile_rows, tile.vector_bytes, machine);
     tile.strip_rows = std::min(tile.strip_rows, RoundUp(plane_rows, tile.tile_rows));
     if (tile.fused) tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
@@ -577,10 +601,20 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   return tile;
 }
 
+int64_t FusedRows(const Problem& folded, const Tile& tile) {
+  int64_t rows = 1;
+  for (const int i : {tile.rows_dim, tile.rows2_dim, tile.rows3_dim}) {
+    if (i >= 0) rows *= folded.dims[static_cast<size_t>(i)].n;
+  }
+  return rows;
+}
+
 int64_t PlaneRunBytes(const Problem& folded, const Tile& tile, bool destination) {
-  const std::array<int, 4> order =
-      destination ? std::array{tile.rows_dim, tile.rows2_dim, tile.cols_dim, tile.cols2_dim}
-                  : std::array{tile.cols_dim, tile.cols2_dim, tile.rows_dim, tile.rows2_dim};
+  const std::array<int, 5> order =
+      destination
+          ? std::array{tile.rows_dim, tile.rows2_dim, tile.rows3_dim, tile.cols_dim, tile.cols2_dim}
+          : std::array{tile.cols_dim, tile.cols2_dim, tile.rows_dim, tile.rows2_dim,
+                       tile.rows3_dim};
   int64_t run = folded.elem_bytes;
   for (const int i : order) {
     if (i < 0) continue;
@@ -768,8 +802,8 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
   const Dim& rows = folded.dims[static_cast<size_t>(tile.rows_dim)];
   const Dim& cols = folded.dims[static_cast<size_t>(tile.cols_dim)];
   // A fused side is cut only between whole runs of its inner dim, i.e. by blocking its outer
-  // dim (rows2_dim / cols2_dim): every block then starts at a fixed offset, and the block's
-  // extent (a multiple of the tile where the inner extent allows) is what the kernel walks.
+  // dim (Tile::OuterRowsDim / cols2_dim): every block then starts at a fixed offset, and the
+  // block's extent (a multiple of the tile where the inner extent allows) is what the kernel walks.
   const auto fused_granule = [](int64_t inner, int64_t tile_extent) {
     return tile_extent / std::gcd(inner, tile_extent);
   };
@@ -778,9 +812,14 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     int64_t granule = 1;
     int64_t min_block = 1;
   };
+  // The rows inside the fused rows' outer dim (rows x rows2 where a third dim joins them).
+  const int64_t rows_within =
+      tile.rows3_dim >= 0
+          ? FusedRows(folded, tile) / folded.dims[static_cast<size_t>(tile.rows3_dim)].n
+          : rows.n;
   const auto cut_of = [&](int i) -> Cut {
-    if (i == tile.rows2_dim)
-      return {fused_granule(rows.n, tile.tile_rows), CeilDiv(tile.row_granule, rows.n)};
+    if (i == tile.OuterRowsDim())
+      return {fused_granule(rows_within, tile.tile_rows), CeilDiv(tile.row_granule, rows_within)};
     if (i == tile.cols2_dim)
       return {fused_granule(cols.n, tile.tile_cols), CeilDiv(min_cols, cols.n)};
     if (i == tile.rows_dim) return {tile.row_granule, 1};
@@ -803,6 +842,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       }
       // A fused side is cut only by its outer dim (as below); its inner dim never.
       if ((i == tile.rows_dim && tile.rows2_dim >= 0) ||
+          (i == tile.rows2_dim && tile.rows3_dim >= 0) ||
           (i == tile.cols_dim && tile.cols2_dim >= 0)) {
         break;
       }
@@ -885,7 +925,7 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
       }
     }
     // 2, for fused rows: blocks of their outer dim.
-    if (split.items < target_items && fused_rows && block_as_cut(tile.rows2_dim)) return;
+    if (split.items < target_items && fused_rows && block_as_cut(tile.OuterRowsDim())) return;
     // 4. Blocks of columns (a fused side: of its outer dim).
     if (split.items < target_items &&
         block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim)) {
@@ -1154,6 +1194,12 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
     nest.src_outer_row_stride = r2.src_stride;
     nest.dst_outer_row_stride = r2.dst_stride;
   }
+  if (tile.rows3_dim >= 0) {
+    const Dim& r3 = folded.dims[static_cast<size_t>(tile.rows3_dim)];
+    nest.rows_mid = nest.rows / rows.n;
+    nest.rows *= r3.n;
+    nest.src_outer2_row_stride = r3.src_stride;
+  }
   if (tile.cols2_dim >= 0) {
     const Dim& c2 = folded.dims[static_cast<size_t>(tile.cols2_dim)];
     nest.cols = cols.n * c2.n;
@@ -1201,9 +1247,10 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
       nest.blocked = Blocked::kRows;
     } else if (split.blocked_dim == tile.cols_dim) {
       nest.blocked = Blocked::kCols;
-    } else if (split.blocked_dim == tile.rows2_dim) {  // blocks of whole inner row runs
+    } else if (split.blocked_dim == tile.OuterRowsDim()) {  // blocks of whole inner row runs
       nest.blocked = Blocked::kRows;
-      nest.block = split.block * rows.n;
+      nest.block =
+          split.block * (nest.rows / folded.dims[static_cast<size_t>(split.blocked_dim)].n);
       nest.blocked_full = nest.rows;
     } else if (split.blocked_dim == tile.cols2_dim) {
       nest.blocked = Blocked::kCols;

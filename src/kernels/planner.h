@@ -79,6 +79,9 @@ struct Tile {
   // columns in the source (-1: that side is not fused); the driver never cuts the plane's dims.
   int rows2_dim = -1;
   int cols2_dim = -1;
+  // kFusedTiles: a third dim joining the rows, continuing rows2_dim in the destination, where
+  // the two leave destination runs shorter than kMinFusedRowRunBytes (FindFusion); -1: none.
+  int rows3_dim = -1;
   bool fused = false;
   int64_t row_granule = 1;   // smallest row block a thread split may cut
   int64_t col_granule = 1;   // smallest column block a thread split may cut
@@ -89,8 +92,10 @@ struct Tile {
 
   // Whether folded dim i is one of the plane's: its rows, its columns or a dim fused into them.
   bool InPlane(int i) const {
-    return i == rows_dim || i == cols_dim || i == rows2_dim || i == cols2_dim;
+    return i == rows_dim || i == cols_dim || i == rows2_dim || i == cols2_dim || i == rows3_dim;
   }
+  // The fused rows' outermost dim: the one a driver cuts them by (-1: the rows are not fused).
+  int OuterRowsDim() const { return rows3_dim >= 0 ? rows3_dim : rows2_dim; }
 };
 
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
@@ -149,8 +154,11 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
 // For a contiguous copy (no dims): items are byte chunks; `leading` and `partitions` as above.
 DriverSplit SplitCopy(int64_t bytes, int64_t leading, int64_t partitions, int64_t target_items);
 
+// The plane's rows: the rows dim's extent times those of the dims fused into the rows.
+int64_t FusedRows(const Problem& folded, const Tile& tile);
+
 // Bytes of one plane that follow each other on one side (`destination` or source), from its
-// innermost dim there: the rows (and a fused rows dim) then the columns in the destination,
+// innermost dim there: the rows (and the dims fused into them) then the columns in the destination,
 // the columns then the rows in the source, as long as each dim continues the last.
 int64_t PlaneRunBytes(const Problem& folded, const Tile& tile, bool destination);
 

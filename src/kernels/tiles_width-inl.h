@@ -81,8 +81,14 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
   const auto block_cols = static_cast<size_t>(nest.block_cols);
   const auto pitch = static_cast<size_t>(nest.stage_pitch);
   const auto source_pitch = static_cast<size_t>(nest.source_pitch);
-  const FusedGeometry fused{nest.rows_inner, ss, nest.src_outer_row_stride,
-                            nest.cols_inner, ds, nest.dst_outer_col_stride};
+  const FusedGeometry fused{nest.rows_inner,
+                            ss,
+                            nest.src_outer_row_stride,
+                            nest.cols_inner,
+                            ds,
+                            nest.dst_outer_col_stride,
+                            nest.rows_mid > 0 ? nest.rows_mid : INT64_MAX,
+                            nest.src_outer2_row_stride};
   [[maybe_unused]] std::conditional_t<kStrategy == Strategy::kFusedTiles, FusedTables, char> tables;
   // kInterleaveRows: the plane's columns span two dims (Tile::cols2_dim), the next group of
   // them not where the last one ends in the destination.

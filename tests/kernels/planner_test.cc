@@ -286,19 +286,21 @@ TEST(SplitDriverTest, RowsThatShareLinesAcrossBlocksAreCutLast) {
 }
 
 TEST(SplitDriverTest, SharesAreNotCutWhereShortDestinationRunsShareALine) {
-  // f64 15x11x13x2x26x5 `4,2,5,0,3,1` (bench z04): in source order the threads' shares fall on
-  // the 15-dim, 176 B apart in the destination: every 2640 B run of the output holds a line
-  // both threads write. The dims go in destination order instead: the 13-dim (13200 B apart)
-  // is cut first. One thread's plan, and runs of a 256th of the output or longer, keep
+  // f64 15x11x13x4x26x5 `4,2,5,0,3,1` (bench z04 with its 2-dim doubled, so that its fused
+  // rows, 11 x 4, leave 352 B runs and take no third dim): in source order the threads' shares
+  // fall on the 15-dim, 352 B apart in the destination: every 5280 B run of the output holds a
+  // line both threads write. The dims go in destination order instead: the 13-dim (26400 B
+  // apart) is cut first. One thread's plan, and runs of a 256th of the output or longer, keep
   // source order.
   const Machine m = TestMachine();
-  const Problem z04 = Folded({15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  const Problem z04 = Folded({15, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
   const Strategy strategy = ChooseStrategy(z04, m, false, 2).strategy;
   const Tile tile = ChooseTile(z04, strategy, m, false);
+  ASSERT_EQ(tile.rows3_dim, -1);
   const DriverSplit split = SplitDriver(z04, tile, PartitionUnit{}, 32, 2);
   ASSERT_GE(split.driver.size(), 1u);
   EXPECT_TRUE(split.dst_order);
-  EXPECT_EQ(split.driver.front().dst_stride, 13200);
+  EXPECT_EQ(split.driver.front().dst_stride, 26400);
   const DriverSplit by_source = SplitDriver(z04, tile, PartitionUnit{}, 32, 1);
   EXPECT_FALSE(by_source.dst_order);
   // f64 38x96x2x30x7 `2,1,4,3,0`: cut on the 96-dim, 63840 B apart (not whole lines) in runs
@@ -367,6 +369,56 @@ TEST(ChooseTileTest, FusedPlanesJoinTheNeighbouringDims) {
   EXPECT_EQ(nest.cols_inner, 16);
   EXPECT_EQ(nest.dst_outer_col_stride, 16 * 16 * 4);  // destination dim 1
   EXPECT_EQ(nest.loop_rank, 0);
+}
+
+TEST(ChooseTileTest, ShortFusedRowsTakeAThirdDim) {
+  // i8 4x16^5 reversed: rows 4 x 16 leave 64 B destination runs, and the dim continuing them
+  // (destination stride 64, source stride 4096) joins as a third: 1024 rows, 1 KiB runs.
+  const Problem p = FoldedReversal({4, 16, 16, 16, 16, 16}, 1);
+  ASSERT_EQ(p.dims.size(), 6u);
+  const Machine m = TestMachine();
+  ASSERT_EQ(ChooseStrategy(p, m).strategy, Strategy::kFusedTiles);
+  const Tile tile = ChooseTile(p, Strategy::kFusedTiles, m);
+  EXPECT_EQ(tile.rows_dim, 5);   // n = 4, source stride 1 MiB
+  EXPECT_EQ(tile.rows2_dim, 4);  // destination stride 4
+  EXPECT_EQ(tile.rows3_dim, 3);  // destination stride 64
+  EXPECT_EQ(tile.OuterRowsDim(), 3);
+  EXPECT_TRUE(tile.InPlane(3));
+  EXPECT_EQ(FusedRows(p, tile), 1024);
+  EXPECT_EQ(PlaneRunBytes(p, tile, /*destination=*/true), 1024);
+  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, DriverSplit{}, false);
+  EXPECT_EQ(nest.rows, 1024);
+  EXPECT_EQ(nest.rows_inner, 4);
+  EXPECT_EQ(nest.src_row_stride, 1 << 20);
+  EXPECT_EQ(nest.rows_mid, 16);
+  EXPECT_EQ(nest.src_outer_row_stride, 1 << 16);
+  EXPECT_EQ(nest.src_outer2_row_stride, 1 << 12);
+  EXPECT_EQ(nest.cols, 256);
+  EXPECT_EQ(nest.loop_rank, 1);  // the remaining dim (source stride 256)
+
+  // Cut for threads, the rows are blocked by their outermost dim, in whole runs of the two
+  // inner ones (64 rows): the kernel sees block * 64 rows.
+  const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 32, 2);
+  ASSERT_EQ(split.blocked_dim, tile.rows3_dim);
+  const Nest cut = BuildNest(p, Strategy::kFusedTiles, tile, split, false);
+  EXPECT_EQ(cut.blocked, Blocked::kRows);
+  EXPECT_EQ(cut.block, split.block * 64);
+  EXPECT_EQ(cut.blocked_full, 1024);
+}
+
+TEST(ChooseTileTest, FusedRowsOfLongRunsTakeNoThirdDim) {
+  // f32 16^5 reversed: rows 16 x 16 already leave 1 KiB runs; i8 16^7 reversed 256 B ones.
+  const Machine m = TestMachine();
+  for (const auto& [shape, elem] :
+       {std::pair{std::vector<int64_t>{16, 16, 16, 16, 16}, size_t{4}},
+        std::pair{std::vector<int64_t>{16, 16, 16, 16, 16, 16, 16}, size_t{1}}}) {
+    const Problem p = FoldedReversal(shape, elem);
+    ASSERT_EQ(ChooseStrategy(p, m).strategy, Strategy::kFusedTiles);
+    const Tile tile = ChooseTile(p, Strategy::kFusedTiles, m);
+    EXPECT_GE(tile.rows2_dim, 0);
+    EXPECT_EQ(tile.rows3_dim, -1) << shape.size() << " dims of " << elem << " B";
+    EXPECT_EQ(BuildNest(p, Strategy::kFusedTiles, tile, DriverSplit{}, false).rows_mid, 0);
+  }
 }
 
 TEST(ChooseStrategyTest, TileWidthsAreTheListedOnes) {
@@ -1057,19 +1109,21 @@ Tile TileWithLoopOrder(const Problem& p, const Machine& m, bool streaming = fals
 
 TEST(BuildNestTest, WalksTheDimContinuingShortDestinationRunsInnermost) {
   const Machine m = TestMachine();
-  // f64 15x11x13x2x26x5 `4,2,5,0,3,1` (z04 of bench-cases-random.txt): fused planes of 22
-  // rows (11 x 2) x 130 columns (5 x 26). Destination runs 22 x 8 = 176 B, continued by the
-  // 15-dim (destination stride 176); source runs 130 x 8 = 1040 B (the fused rows' inner pair
-  // of them, 2080 B, is what the 13-dim continues). Source order walks the 13 planes (13 x
-  // 22.9 KB, past half the L1) before the 15-dim's next step completes the runs' shared lines,
-  // so the 15-dim goes innermost.
-  const Problem z04 = Folded({15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  // f64 15x11x13x4x26x5 `4,2,5,0,3,1` (z04 of bench-cases-random.txt with its 2-dim doubled:
+  // z04's own 176 B runs take the 15-dim into the fused rows, ShortFusedRowsTakeAThirdDim):
+  // fused planes of 44 rows (11 x 4) x 130 columns (5 x 26). Destination runs 44 x 8 = 352 B,
+  // continued by the 15-dim (destination stride 352); source runs 130 x 8 = 1040 B (the fused
+  // rows' inner four of them, 4160 B, are what the 13-dim continues). Source order walks the
+  // 13 planes (13 x 45.8 KB, past half the L1) before the 15-dim's next step completes the
+  // runs' shared lines, so the 15-dim goes innermost.
+  const Problem z04 = Folded({15, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
   ASSERT_EQ(ChooseStrategy(z04, m).strategy, Strategy::kFusedTiles);
   const Tile tile = TileWithLoopOrder(z04, m);
-  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/true), 176);
+  EXPECT_EQ(tile.rows3_dim, -1);
+  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/true), 352);
   EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/false), 1040);
   ASSERT_GE(tile.dst_loop_dim, 0);
-  EXPECT_EQ(z04.dims[static_cast<size_t>(tile.dst_loop_dim)], (Dim{15, 297440, 176}));
+  EXPECT_EQ(z04.dims[static_cast<size_t>(tile.dst_loop_dim)], (Dim{15, 594880, 352}));
   const Nest nest = BuildNest(z04, Strategy::kFusedTiles, tile,
                               SplitDriver(z04, tile, PartitionUnit{}, 1, 1), false);
   ASSERT_EQ(nest.loop_rank, 2);
@@ -1090,17 +1144,18 @@ TEST(BuildNestTest, WalksTheDimContinuingShortDestinationRunsInnermost) {
 
   // Source order stays where the destination runs are the longer side (i8 28x29x10x5x7x44
   // `5,3,2,0,1,4`: 5684 B against 308 B), and where they are partial lines that source order
-  // completes within half the L1 (f32 4x86x4x6x52 `4,2,1,0,3`: 96 B runs continued by the
-  // 86-dim, 4 planes of 4992 B inner to it).
+  // completes within half the L1 (f32 4x86x4x18x20 `4,2,1,0,3`: 288 B runs continued by the
+  // 86-dim, 4 planes of 5760 B inner to it; with 6 rows rather than 18 its 96 B runs would take
+  // the 86-dim into the fused rows).
   const Problem longer = Folded({28, 29, 10, 5, 7, 44}, {5, 3, 2, 0, 1, 4}, 1);
   const Tile longer_tile = TileWithLoopOrder(longer, m);
   EXPECT_EQ(PlaneRunBytes(longer, longer_tile, true), 5684);
   EXPECT_EQ(PlaneRunBytes(longer, longer_tile, false), 308);
   EXPECT_EQ(longer_tile.dst_loop_dim, -1);
-  const Problem near = Folded({4, 86, 4, 6, 52}, {4, 2, 1, 0, 3}, 4);
+  const Problem near = Folded({4, 86, 4, 18, 20}, {4, 2, 1, 0, 3}, 4);
   const Tile near_tile = TileWithLoopOrder(near, m);
-  EXPECT_EQ(PlaneRunBytes(near, near_tile, true), 96);
-  EXPECT_EQ(PlaneRunBytes(near, near_tile, false), 1248);
+  EXPECT_EQ(PlaneRunBytes(near, near_tile, true), 288);
+  EXPECT_EQ(PlaneRunBytes(near, near_tile, false), 1440);
   EXPECT_EQ(near_tile.dst_loop_dim, -1);
   // With a quarter of the L1, the same 4 planes lie past half of it.
   Machine small_l1 = m;

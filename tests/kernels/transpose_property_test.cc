@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string_view>
 
 #include "kernels/dispatch.h"
 #include "kernels/kernel_test_util.h"
@@ -177,18 +178,19 @@ TEST_P(TransposeTargetTest, TwoToFourChannelsInterleavedAndBack) {
 
 TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
   // Layouts whose kernel loops walk the dim continuing the destination runs innermost rather
-  // than in source order (DestinationLoopDim): fused planes (f64 z04 scaled down, c128,
-  // bf16) and de-interleaved columns (f64 whole-line runs, f32 16 B runs, i8 290 B runs),
-  // with each store mode, one and two threads, and in ranges (ExecuteRange). The bf16 plane
-  // is sized so its source runs come back within half of a 1 MiB L2 too (an AMD EPYC's; with
-  // 208 rows rather than 104 they would not, and source order stays there).
+  // than in source order (DestinationLoopDim): fused planes (f64 z04 scaled down and c128, both
+  // with rows of 256 B or more, which take no third dim; bf16) and de-interleaved columns (f64
+  // whole-line runs, f32 16 B runs, i8 290 B runs), with each store mode, one and two threads, and
+  // in ranges (ExecuteRange). The bf16 plane is sized so its source runs come back within half of a
+  // 1 MiB L2 too (an AMD EPYC's; with 208 rows rather than 104 they would not, and source order
+  // stays there).
   struct Layout {
     std::vector<int64_t> shape, perm;
     size_t elem;
   };
   const std::vector<Layout> layouts = {
-      {{6, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
-      {{3, 21, 20, 4, 50}, {4, 2, 1, 0, 3}, 16},
+      {{6, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
+      {{4, 21, 20, 4, 50}, {4, 2, 1, 0, 3}, 16},
       {{5, 9, 11, 104, 53}, {4, 2, 1, 0, 3}, 2},
       {{96, 114, 8, 2}, {3, 1, 0, 2}, 8},
       {{2, 16, 16, 32, 4, 4}, {2, 3, 5, 0, 1, 4}, 4},
@@ -220,6 +222,50 @@ TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
         c.dst_offset = threads == 2 ? 8 : 0;
         CheckCase(c);
         c.range_bytes = 100000 + 8 * l.elem;
+        CheckCase(c);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
+  // Layouts whose two innermost destination dims leave runs shorter than 256 B, so that a
+  // third dim joins the fused rows on AVX-512 (Tile::rows3_dim): staged reversals (i8 4x16^5,
+  // bf16 2x16^5, 4 MiB each) and ones walked in place (f64 z04 of the random benchmark list,
+  // reversals of odd extents whose rows end part-way into a tile), with each store mode, one
+  // and two threads (which cut the rows by that third dim), misaligned outputs and in ranges.
+  struct Layout {
+    std::vector<int64_t> shape, perm;
+    size_t elem;
+  };
+  const std::vector<Layout> layouts = {
+      {{4, 16, 16, 16, 16, 16}, {5, 4, 3, 2, 1, 0}, 1},
+      {{2, 16, 16, 16, 16, 16}, {5, 4, 3, 2, 1, 0}, 2},
+      {{15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
+      {{5, 7, 9, 11, 13, 3}, {5, 4, 3, 2, 1, 0}, 1},
+      {{3, 7, 9, 11, 13, 17}, {5, 4, 3, 2, 1, 0}, 2},
+  };
+  for (const Layout& l : layouts) {
+    const std::vector<int64_t>& perm = l.perm;
+    if (std::string_view(hwy::TargetName(GetParam())).starts_with("AVX3")) {  // 64-byte vectors
+      auto plan = MakePlan(l.shape, perm, l.elem, PlanOptions{});
+      ASSERT_TRUE(plan.has_value());
+      ASSERT_NE(Describe(**plan).find(" B runs, where two dims left "), std::string::npos)
+          << Describe(**plan);
+    }
+    for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+      for (int threads : {1, 2}) {
+        Case c;
+        c.shape = l.shape;
+        c.perm = perm;
+        c.elem = l.elem;
+        c.options.stores = stores;
+        c.options.max_threads = threads;
+        c.threads = threads;
+        c.dst_offset = threads == 2 ? 24 : 0;
+        CheckCase(c);
+        c.range_bytes = 300000 + 3 * l.elem;
         CheckCase(c);
         if (HasFatalFailure()) return;
       }
