@@ -396,14 +396,27 @@ TEST(ChooseTileTest, ShortFusedRowsTakeAThirdDim) {
   EXPECT_EQ(nest.cols, 256);
   EXPECT_EQ(nest.loop_rank, 1);  // the remaining dim (source stride 256)
 
-  // Cut for threads, the rows are blocked by their outermost dim, in whole runs of the two
-  // inner ones (64 rows): the kernel sees block * 64 rows.
+  // Cut for threads, the rows, whose runs the third dim is for, come after the columns: the
+  // remaining dim is taken whole, then the columns' outer dim is cut.
   const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 32, 2);
-  ASSERT_EQ(split.blocked_dim, tile.rows3_dim);
-  const Nest cut = BuildNest(p, Strategy::kFusedTiles, tile, split, false);
+  EXPECT_EQ(split.blocked_dim, tile.cols2_dim);
+  EXPECT_EQ(split.items, 32);
+
+  // i8 4x16x128x64 reversed: rows 4 x 16 x 128 (8 KiB runs), columns 64 and nothing that
+  // continues them (the 128-dim does, but joins the rows, where it gives as many full tiles
+  // and the rows come first), too few to cut: the rows are blocked by their outermost dim, in
+  // whole runs of the two inner ones (64 rows), and the kernel sees block * 64 rows.
+  const Problem q = FoldedReversal({4, 16, 128, 64}, 1);
+  const Tile q_tile = ChooseTile(q, Strategy::kFusedTiles, m);
+  ASSERT_GE(q_tile.rows3_dim, 0);
+  EXPECT_EQ(q.dims[static_cast<size_t>(q_tile.rows3_dim)].n, 128);
+  EXPECT_EQ(q_tile.cols2_dim, -1);
+  const DriverSplit q_split = SplitDriver(q, q_tile, PartitionUnit{}, 8, 2);
+  ASSERT_EQ(q_split.blocked_dim, q_tile.rows3_dim);
+  const Nest cut = BuildNest(q, Strategy::kFusedTiles, q_tile, q_split, false);
   EXPECT_EQ(cut.blocked, Blocked::kRows);
-  EXPECT_EQ(cut.block, split.block * 64);
-  EXPECT_EQ(cut.blocked_full, 1024);
+  EXPECT_EQ(cut.block, q_split.block * 64);
+  EXPECT_EQ(cut.blocked_full, 8192);
 }
 
 TEST(ChooseTileTest, FusedRowsOfLongRunsTakeNoThirdDim) {

@@ -234,7 +234,8 @@ TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
   // third dim joins the fused rows on AVX-512 (Tile::rows3_dim): staged reversals (i8 4x16^5,
   // bf16 2x16^5, 4 MiB each) and ones walked in place (f64 z04 of the random benchmark list,
   // reversals of odd extents whose rows end part-way into a tile), with each store mode, one
-  // and two threads (which cut the rows by that third dim), misaligned outputs and in ranges.
+  // and two threads (which cut the columns, or the rows by that third dim where the columns
+  // cannot be cut: i8 4x16x128x64), misaligned outputs and in ranges.
   struct Layout {
     std::vector<int64_t> shape, perm;
     size_t elem;
@@ -245,6 +246,7 @@ TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
       {{15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
       {{5, 7, 9, 11, 13, 3}, {5, 4, 3, 2, 1, 0}, 1},
       {{3, 7, 9, 11, 13, 17}, {5, 4, 3, 2, 1, 0}, 2},
+      {{4, 16, 128, 64}, {3, 2, 1, 0}, 1},
   };
   for (const Layout& l : layouts) {
     const std::vector<int64_t>& perm = l.perm;
