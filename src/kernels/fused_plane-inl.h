@@ -337,8 +337,8 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
 // strip_rows rows band by band, destination rows written in runs across the dims
 // (FusedWalk), or block by block through an L1 stage where rows alias (pitch > 0). Row and
 // column offsets are tables over the dims (any inner extents: a tile may straddle an inner
-// dim's end); partial tiles run
-// in the walk where they fit in registers, through FusedEdge elsewhere.
+// dim's end); partial tiles run in the walk where they fit in registers, through FusedEdge
+// elsewhere.
 // (16^6 f32 reversed, one 16 x 16 plane per kernel-loop position: 0.25x memcpy; fused planes
 // whose inner extents do not divide the tile took the element-wise edge path: 0.05-0.2x.)
 template <size_t kElem, class D>

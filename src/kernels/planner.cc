@@ -102,7 +102,7 @@ struct Fusion {
 // stage, the stage copied out as runs; AMD EPYC Zen 5, 4 MiB, ratio to memcpy in one process)
 // ran at 0.10-0.11 with 64 B runs, 0.21 with 128 B and 0.31-0.35 with 256 B. With the third
 // dim (1024 rows, blocks of 256 x 256) the kernel went from 0.08-0.10 to 0.14-0.18 of
-// memcpy, bf16 2x16^5 from 0.11-0.14 to 0.24-0.27, f32 2x4x16^4 from 0.10-0.15 to 0.26-0.44
+// memcpy, bf16 2x16^5 from 0.11-0.14 to 0.26-0.28, f32 2x4x16^4 from 0.10-0.15 to 0.27-0.44
 // (docs/performance.md, twenty-eighth look).
 constexpr int64_t kMinFusedRowRunBytes = 256;
 
@@ -926,8 +926,8 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     }
     // 2, for fused rows: blocks of their outer dim; after the columns (step 4) where a third dim
     // joins them, which it does to make their runs long (FindFusion): f64 15x11x13x2x26x5
-    // `4,2,5,0,3,1` (bench z04), 2 threads, ratio to memcpy alternating in one binary: its 15-dim
-    // (the third) in blocks 0.42-0.45, the columns' 26-dim in blocks 0.47-0.53.
+    // `4,2,5,0,3,1` (bench z04), 2 threads, ratio to memcpy, builds alternated: its 15-dim (the
+    // third) in blocks 0.35-0.41, the columns' 26-dim in blocks 0.48-0.51.
     const bool rows_after_cols = fused_rows && tile.rows3_dim >= 0;
     if (split.items < target_items && fused_rows && !rows_after_cols &&
         block_as_cut(tile.OuterRowsDim())) {
