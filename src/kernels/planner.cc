@@ -1071,12 +1071,13 @@ StoresChoice ChooseStreaming(PlanOptions::Stores stores, const Problem& folded, 
     if (!regular) regular = ChooseStrategy(folded, machine, false, threads).strategy;
     return *regular;
   };
-  // The staged threshold's two rules, only where the in-place walk can stream: destination
-  // rows a whole number of lines apart (TilesPlane). Elsewhere it would store as ordinarily as
-  // the staged walk, without the stage: bf16 3000 x 768 (rows 6000 B apart), Intel Xeon, 1
+  // The staged threshold's two rules, only for tile planes (a contiguous copy has no dims,
+  // so no columns to ask about) and where the in-place walk can stream: destination rows a
+  // whole number of lines apart (TilesPlane). Elsewhere it would store as ordinarily as the
+  // staged walk, without the stage: bf16 3000 x 768 (rows 6000 B apart), Intel Xeon, 1
   // thread, 0.40 of memcpy so against 0.61 staged.
   if (machine.staged_streaming_bytes > 0 && bytes >= machine.staged_streaming_bytes &&
-      BandWalkStreams(ColsDim(folded).dst_stride)) {
+      IsTilePlane(folded) && BandWalkStreams(ColsDim(folded).dst_stride)) {
     if (StagedTilesMayStream(folded.elem_bytes, machine) &&
         regular_strategy() == Strategy::kStagedTiles) {
       return {true, StoresReason::kWouldStage};

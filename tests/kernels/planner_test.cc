@@ -948,6 +948,24 @@ TEST(ChooseStreamingTest, OptionsOverrideTheMachinesThreshold) {
             kSmall);
 }
 
+// A contiguous copy (no dims left after folding) and a row copy of a width with no tile are
+// no tile planes: the staged threshold's rules pass them by without asking for their columns
+// (the copy's were read past the end of an empty vector, which AddressSanitizer caught in an
+// apply whose tensors kept their layout).
+TEST(ChooseStreamingTest, PlansWithoutTilesKeepTheCopysThreshold) {
+  Machine m = TestMachine();
+  m.staged_streaming_bytes = 2 << 20;
+  auto identity = MakeProblem(std::vector<int64_t>{1024, 4096}, std::vector<int64_t>{0, 1}, 4);
+  ASSERT_TRUE(identity.has_value());
+  const Problem copy = Fold(*identity);
+  ASSERT_TRUE(copy.dims.empty());
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, copy, 16 << 20, m, 2)), kSmall);
+  const Problem rows = FoldedReversal({2048, 1024}, 3);
+  ASSERT_FALSE(rows.dims.empty());
+  EXPECT_EQ(Stores(ChooseStreaming(PlanOptions::Stores::kAuto, rows, ProblemBytes(rows), m, 2)),
+            kSmall);
+}
+
 // Below the streaming threshold, a plan that would stage its tiles (rows or columns a power
 // of two apart, ordinary stores) streams from staged_streaming_bytes instead when its tiles
 // are 1-, 2- or 4-byte on 64-byte vectors; one that would walk in place keeps ordinary stores.
