@@ -245,6 +245,16 @@ TEST(ChooseTileTest, FusionPicksTheSideWithTheMostElementsPerTile) {
   EXPECT_EQ(nest.cols_inner, 7);
 }
 
+// The nest of a split that cut fused rows by their outer dim: blocks of rows, each `run_rows`
+// (the inner dims' rows) times the split's block, out of `rows`.
+void ExpectRowsCutInWholeRuns(const Problem& p, const Tile& tile, const DriverSplit& split,
+                              int64_t run_rows, int64_t rows) {
+  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, split, false);
+  EXPECT_EQ(nest.blocked, Blocked::kRows);
+  EXPECT_EQ(nest.block, split.block * run_rows);
+  EXPECT_EQ(nest.blocked_full, rows);
+}
+
 TEST(SplitDriverTest, FusedRowsAreCutBetweenWholeInnerRuns) {
   // f32 16^4 reversed: rows 16 x 16 fused; a driver cutting the fused rows blocks their
   // outer dim, so a block is a whole number of 16-row runs and the kernel sees block * 16 rows.
@@ -254,10 +264,7 @@ TEST(SplitDriverTest, FusedRowsAreCutBetweenWholeInnerRuns) {
   // All four dims belong to the plane: the fused rows' outer dim is the one to cut.
   const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 64, 2);
   ASSERT_EQ(split.blocked_dim, tile.rows2_dim);
-  const Nest nest = BuildNest(p, Strategy::kFusedTiles, tile, split, false);
-  EXPECT_EQ(nest.blocked, Blocked::kRows);
-  EXPECT_EQ(nest.block, split.block * 16);
-  EXPECT_EQ(nest.blocked_full, 256);
+  ExpectRowsCutInWholeRuns(p, tile, split, 16, 256);
   EXPECT_GE(split.items, 2);
 }
 
@@ -413,10 +420,7 @@ TEST(ChooseTileTest, ShortFusedRowsTakeAThirdDim) {
   EXPECT_EQ(q_tile.cols2_dim, -1);
   const DriverSplit q_split = SplitDriver(q, q_tile, PartitionUnit{}, 8, 2);
   ASSERT_EQ(q_split.blocked_dim, q_tile.rows3_dim);
-  const Nest cut = BuildNest(q, Strategy::kFusedTiles, q_tile, q_split, false);
-  EXPECT_EQ(cut.blocked, Blocked::kRows);
-  EXPECT_EQ(cut.block, q_split.block * 64);
-  EXPECT_EQ(cut.blocked_full, 8192);
+  ExpectRowsCutInWholeRuns(q, q_tile, q_split, 64, 8192);
 }
 
 TEST(ChooseTileTest, FusedRowsOfLongRunsTakeNoThirdDim) {

@@ -176,6 +176,34 @@ TEST_P(TransposeTargetTest, TwoToFourChannelsInterleavedAndBack) {
   }
 }
 
+// A layout checked against the reference with each store mode, on one and two threads (the
+// latter into a destination `two_thread_dst_offset` bytes into a line), whole and in ranges of
+// `range_bytes` (ExecuteRange).
+struct Layout {
+  std::vector<int64_t> shape, perm;
+  size_t elem;
+};
+
+void CheckEachStoreModeAndThreadCount(const Layout& l, size_t two_thread_dst_offset,
+                                      size_t range_bytes) {
+  for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
+    for (int threads : {1, 2}) {
+      Case c;
+      c.shape = l.shape;
+      c.perm = l.perm;
+      c.elem = l.elem;
+      c.options.stores = stores;
+      c.options.max_threads = threads;
+      c.threads = threads;
+      c.dst_offset = threads == 2 ? two_thread_dst_offset : 0;
+      CheckCase(c);
+      c.range_bytes = range_bytes;
+      CheckCase(c);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
   // Layouts whose kernel loops walk the dim continuing the destination runs innermost rather
   // than in source order (DestinationLoopDim): fused planes (f64 z04 scaled down and c128, both
@@ -184,10 +212,6 @@ TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
   // in ranges (ExecuteRange). The bf16 plane is sized so its source runs come back within half of a
   // 1 MiB L2 too (an AMD EPYC's; with 208 rows rather than 104 they would not, and source order
   // stays there).
-  struct Layout {
-    std::vector<int64_t> shape, perm;
-    size_t elem;
-  };
   const std::vector<Layout> layouts = {
       {{6, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
       {{4, 21, 20, 4, 50}, {4, 2, 1, 0, 3}, 16},
@@ -210,22 +234,8 @@ TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
       ASSERT_NE(Describe(**plan).find("innermost: it continues the plane's"), std::string::npos)
           << Describe(**plan);
     }
-    for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
-      for (int threads : {1, 2}) {
-        Case c;
-        c.shape = l.shape;
-        c.perm = l.perm;
-        c.elem = l.elem;
-        c.options.stores = stores;
-        c.options.max_threads = threads;
-        c.threads = threads;
-        c.dst_offset = threads == 2 ? 8 : 0;
-        CheckCase(c);
-        c.range_bytes = 100000 + 8 * l.elem;
-        CheckCase(c);
-        if (HasFatalFailure()) return;
-      }
-    }
+    CheckEachStoreModeAndThreadCount(l, 8, 100000 + 8 * l.elem);
+    if (HasFatalFailure()) return;
   }
 }
 
@@ -236,10 +246,6 @@ TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
   // reversals of odd extents whose rows end part-way into a tile), with each store mode, one
   // and two threads (which cut the columns, or the rows by that third dim where the columns
   // cannot be cut: i8 4x16x128x64), misaligned outputs and in ranges.
-  struct Layout {
-    std::vector<int64_t> shape, perm;
-    size_t elem;
-  };
   const std::vector<Layout> layouts = {
       {{4, 16, 16, 16, 16, 16}, {5, 4, 3, 2, 1, 0}, 1},
       {{2, 16, 16, 16, 16, 16}, {5, 4, 3, 2, 1, 0}, 2},
@@ -249,29 +255,14 @@ TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
       {{4, 16, 128, 64}, {3, 2, 1, 0}, 1},
   };
   for (const Layout& l : layouts) {
-    const std::vector<int64_t>& perm = l.perm;
     if (std::string_view(hwy::TargetName(GetParam())).starts_with("AVX3")) {  // 64-byte vectors
-      auto plan = MakePlan(l.shape, perm, l.elem, PlanOptions{});
+      auto plan = MakePlan(l.shape, l.perm, l.elem, PlanOptions{});
       ASSERT_TRUE(plan.has_value());
       ASSERT_NE(Describe(**plan).find(" B runs, where two dims left "), std::string::npos)
           << Describe(**plan);
     }
-    for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
-      for (int threads : {1, 2}) {
-        Case c;
-        c.shape = l.shape;
-        c.perm = perm;
-        c.elem = l.elem;
-        c.options.stores = stores;
-        c.options.max_threads = threads;
-        c.threads = threads;
-        c.dst_offset = threads == 2 ? 24 : 0;
-        CheckCase(c);
-        c.range_bytes = 300000 + 3 * l.elem;
-        CheckCase(c);
-        if (HasFatalFailure()) return;
-      }
-    }
+    CheckEachStoreModeAndThreadCount(l, 24, 300000 + 3 * l.elem);
+    if (HasFatalFailure()) return;
   }
 }
 
