@@ -103,8 +103,13 @@ struct Fusion {
 // ran at 0.10-0.11 with 64 B runs, 0.21 with 128 B and 0.31-0.35 with 256 B. With the third
 // dim (1024 rows, blocks of 256 x 256) the kernel went from 0.08-0.10 to 0.14-0.18 of
 // memcpy, bf16 2x16^5 from 0.11-0.14 to 0.26-0.28, f32 2x4x16^4 from 0.10-0.15 to 0.27-0.44
-// (docs/performance.md, twenty-eighth look).
-constexpr int64_t kMinFusedRowRunBytes = 256;
+// (docs/performance.md, twenty-eighth look). Runs of 256 B to 1 KiB gain too, though a staged
+// block's runs stay as long: the plane's next block continues each destination run, where the
+// kernel's loops had stepped to a plane far away (twenty-ninth look; 1 | 2 threads: i8 16^7
+// reversed, bench t2, 0.25-0.27 -> 0.34-0.43 | 0.31-0.32 -> 0.37; f64 6x11x13x4x26x5
+// `4,2,5,0,3,1`, whose 352 B runs had walked their continuing dim innermost, 0.61-0.63 ->
+// 0.70-0.73 | 0.38-0.44 -> 0.54-0.61).
+constexpr int64_t kMinFusedRowRunBytes = 1024;
 
 // Tiles hold whole registers only on AVX-512 for every width, elsewhere from 8 bytes up
 // (kTileInRegisters in tile-inl.h): fused planes need that.
@@ -717,6 +722,16 @@ int64_t LargestShare(int64_t n, int64_t block, int64_t outer, int threads) {
   return largest;
 }
 
+// The share of a split's work its busiest thread does, its blocked dim's blocks claimed as
+// LargestShare has them.
+double BusiestShare(const Problem& folded, const DriverSplit& split, int threads) {
+  if (split.blocked_dim < 0) return 1.0 / std::max(1, threads);
+  const int64_t n = folded.dims[static_cast<size_t>(split.blocked_dim)].n;
+  const int64_t outer = split.items / CeilDiv(n, split.block);
+  return static_cast<double>(LargestShare(n, split.block, outer, threads)) /
+         static_cast<double>(n * outer);
+}
+
 int64_t BalancedBlock(int64_t n, int64_t block, int64_t granule, int64_t min_block, int64_t outer,
                       int threads) {
   // Rounded up to the granule, a few blocks can leave the last one short and a thread idle:
@@ -761,8 +776,12 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     const Dim& d = folded.dims[static_cast<size_t>(i)];
     min_block = RoundUp(std::max(min_block, granule), granule);
     int64_t blocks = std::min(CeilDiv(target_items, split.items), d.n / min_block);
-    // Too short for min_block per thread: one block per thread beats idle threads.
+    // Too short for min_block per thread: one block per thread beats idle threads. Where the
+    // items so far already share evenly, no thread is idle, and short blocks would only cut
+    // every item's reads (i8 16^6 reversed, 2 threads: 16 items, then its 256 B columns in
+    // blocks of 128 B, 0.21 of memcpy; the rows cut instead, 0.27-0.28).
     const bool short_of_min = blocks < threads;
+    if (short_of_min && split.items % threads == 0) return false;
     if (short_of_min) blocks = std::min<int64_t>(threads, d.n / granule);
     if (blocks > threads && blocks < 4 * threads) blocks = blocks / threads * threads;
     if (blocks < 2) return false;
@@ -933,10 +952,23 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
         block_as_cut(tile.OuterRowsDim())) {
       return;
     }
-    // 4. Blocks of columns (a fused side: of its outer dim).
-    if (split.items < target_items &&
-        block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim)) {
-      return;
+    // 4. Blocks of columns (a fused side: of its outer dim). Rows fused across three dims are
+    // cut instead where that leaves the busiest thread an eighth less: i8 24^5 reversed, 2
+    // threads, has its 24 columns' outer dim in blocks of 16 and 8 (the granule a 64-column
+    // tile allows: one thread does two thirds) or its third row dim in blocks of 1 of 24
+    // (ratio to memcpy, builds alternated: columns cut 0.18-0.23, rows 0.24-0.25).
+    if (split.items < target_items) {
+      const DriverSplit before = split;
+      if (block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim)) {
+        if (!rows_after_cols) return;
+        const DriverSplit by_cols = split;
+        split = before;
+        if (!block_as_cut(tile.OuterRowsDim()) ||
+            8 * BusiestShare(folded, split, threads) > 7 * BusiestShare(folded, by_cols, threads)) {
+          split = by_cols;
+        }
+        return;
+      }
     }
     // 2, for rows that share lines across blocks, or fused across three dims: blocks of rows
     // where nothing else was cut.

@@ -293,21 +293,21 @@ TEST(SplitDriverTest, RowsThatShareLinesAcrossBlocksAreCutLast) {
 }
 
 TEST(SplitDriverTest, SharesAreNotCutWhereShortDestinationRunsShareALine) {
-  // f64 15x11x13x4x26x5 `4,2,5,0,3,1` (bench z04 with its 2-dim doubled, so that its fused
-  // rows, 11 x 4, leave 352 B runs and take no third dim): in source order the threads' shares
-  // fall on the 15-dim, 352 B apart in the destination: every 5280 B run of the output holds a
-  // line both threads write. The dims go in destination order instead: the 13-dim (26400 B
+  // f64 15x11x13x12x26x5 `4,2,5,0,3,1` (bench z04 with its 2-dim at 12, so that its fused
+  // rows, 11 x 12, leave 1056 B runs and take no third dim): in source order the threads' shares
+  // fall on the 15-dim, 1056 B apart in the destination: every 15840 B run of the output holds
+  // a line both threads write. The dims go in destination order instead: the 13-dim (79200 B
   // apart) is cut first. One thread's plan, and runs of a 256th of the output or longer, keep
   // source order.
   const Machine m = TestMachine();
-  const Problem z04 = Folded({15, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  const Problem z04 = Folded({15, 11, 13, 12, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
   const Strategy strategy = ChooseStrategy(z04, m, false, 2).strategy;
   const Tile tile = ChooseTile(z04, strategy, m, false);
   ASSERT_EQ(tile.rows3_dim, -1);
   const DriverSplit split = SplitDriver(z04, tile, PartitionUnit{}, 32, 2);
   ASSERT_GE(split.driver.size(), 1u);
   EXPECT_TRUE(split.dst_order);
-  EXPECT_EQ(split.driver.front().dst_stride, 26400);
+  EXPECT_EQ(split.driver.front().dst_stride, 79200);
   const DriverSplit by_source = SplitDriver(z04, tile, PartitionUnit{}, 32, 1);
   EXPECT_FALSE(by_source.dst_order);
   // f64 38x96x2x30x7 `2,1,4,3,0`: cut on the 96-dim, 63840 B apart (not whole lines) in runs
@@ -403,11 +403,22 @@ TEST(ChooseTileTest, ShortFusedRowsTakeAThirdDim) {
   EXPECT_EQ(nest.cols, 256);
   EXPECT_EQ(nest.loop_rank, 1);  // the remaining dim (source stride 256)
 
-  // Cut for threads, the rows, whose runs the third dim is for, come after the columns: the
-  // remaining dim is taken whole, then the columns' outer dim is cut.
+  // Cut for threads, the rows, whose runs the third dim is for, come after the columns; here
+  // the remaining dim is taken whole (16 items, an even share each), and the columns (256 B of
+  // each source row, under the 2 KiB a column block keeps) are not cut below that least block,
+  // as a dim with fewer items than threads would be: the rows are, by their outermost dim.
   const DriverSplit split = SplitDriver(p, tile, PartitionUnit{}, 32, 2);
-  EXPECT_EQ(split.blocked_dim, tile.cols2_dim);
+  EXPECT_EQ(split.blocked_dim, tile.rows3_dim);
   EXPECT_EQ(split.items, 32);
+  ExpectRowsCutInWholeRuns(p, tile, split, 64, 1024);
+
+  // i8 16^7 reversed (bench t2): rows 16 x 16 leave 256 B runs, so the third dim joins them
+  // too: 4096 rows, 4 KiB runs, each plane's blocks continuing the last's destination runs.
+  const Problem t2 = FoldedReversal({16, 16, 16, 16, 16, 16, 16}, 1);
+  const Tile t2_tile = ChooseTile(t2, Strategy::kFusedTiles, m);
+  ASSERT_GE(t2_tile.rows3_dim, 0);
+  EXPECT_EQ(FusedRows(t2, t2_tile), 4096);
+  EXPECT_EQ(PlaneRunBytes(t2, t2_tile, /*destination=*/true), 4096);
 
   // i8 4x16x128x64 reversed: rows 4 x 16 x 128 (8 KiB runs), columns 64 and nothing that
   // continues them (the 128-dim does, but joins the rows, where it gives as many full tiles
@@ -423,12 +434,35 @@ TEST(ChooseTileTest, ShortFusedRowsTakeAThirdDim) {
   ExpectRowsCutInWholeRuns(q, q_tile, q_split, 64, 8192);
 }
 
-TEST(ChooseTileTest, FusedRowsOfLongRunsTakeNoThirdDim) {
-  // f32 16^5 reversed: rows 16 x 16 already leave 1 KiB runs; i8 16^7 reversed 256 B ones.
+TEST(SplitDriverTest, RowsAcrossThreeDimsAreCutAfterColumnsThatBalance) {
   const Machine m = TestMachine();
-  for (const auto& [shape, elem] :
-       {std::pair{std::vector<int64_t>{16, 16, 16, 16, 16}, size_t{4}},
-        std::pair{std::vector<int64_t>{16, 16, 16, 16, 16, 16, 16}, size_t{1}}}) {
+  // f64 15x11x13x2x26x5 `4,2,5,0,3,1` (bench z04): rows 11 x 2 x 15 (the 15-dim joins as a
+  // third), columns 5 x 26. Two threads cut the columns' 26-dim, as even as the rows' 15-dim
+  // would be, and the runs the third dim joined for stay whole.
+  const Problem z04 = Folded({15, 11, 13, 2, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  const Tile z04_tile = ChooseTile(z04, ChooseStrategy(z04, m, false, 2).strategy, m, false);
+  ASSERT_GE(z04_tile.rows3_dim, 0);
+  ASSERT_GE(z04_tile.cols2_dim, 0);
+  EXPECT_EQ(SplitDriver(z04, z04_tile, PartitionUnit{}, 32, 2).blocked_dim, z04_tile.cols2_dim);
+  // i8 24^5 reversed: rows 24 x 24 x 24, columns 24 x 24, nothing outside the plane. The
+  // columns' outer 24-dim can only be cut in blocks of 8 (a 64-column tile over 24-column
+  // runs), so 16 + 8 or 8 + 8 + 8 for two threads, one doing two thirds; the rows' third dim in
+  // blocks of 1 shares evenly, and it is cut instead.
+  const Problem cube = FoldedReversal({24, 24, 24, 24, 24}, 1);
+  const Tile cube_tile = ChooseTile(cube, Strategy::kFusedTiles, m);
+  ASSERT_GE(cube_tile.rows3_dim, 0);
+  const DriverSplit split = SplitDriver(cube, cube_tile, PartitionUnit{}, 32, 2);
+  EXPECT_EQ(split.blocked_dim, cube_tile.rows3_dim);
+  EXPECT_GE(split.items, 2);
+  EXPECT_EQ(split.items % 2, 0);
+}
+
+TEST(ChooseTileTest, FusedRowsOfLongRunsTakeNoThirdDim) {
+  // f32 16^5 reversed: rows 16 x 16 already leave 1 KiB runs; i8 32^4 reversed, rows 32 x 32,
+  // 1 KiB too.
+  const Machine m = TestMachine();
+  for (const auto& [shape, elem] : {std::pair{std::vector<int64_t>{16, 16, 16, 16, 16}, size_t{4}},
+                                    std::pair{std::vector<int64_t>{32, 32, 32, 32}, size_t{1}}}) {
     const Problem p = FoldedReversal(shape, elem);
     ASSERT_EQ(ChooseStrategy(p, m).strategy, Strategy::kFusedTiles);
     const Tile tile = ChooseTile(p, Strategy::kFusedTiles, m);
@@ -1144,21 +1178,21 @@ Tile TileWithLoopOrder(const Problem& p, const Machine& m, bool streaming = fals
 
 TEST(BuildNestTest, WalksTheDimContinuingShortDestinationRunsInnermost) {
   const Machine m = TestMachine();
-  // f64 15x11x13x4x26x5 `4,2,5,0,3,1` (z04 of bench-cases-random.txt with its 2-dim doubled:
-  // z04's own 176 B runs take the 15-dim into the fused rows, ShortFusedRowsTakeAThirdDim):
-  // fused planes of 44 rows (11 x 4) x 130 columns (5 x 26). Destination runs 44 x 8 = 352 B,
-  // continued by the 15-dim (destination stride 352); source runs 130 x 8 = 1040 B (the fused
-  // rows' inner four of them, 4160 B, are what the 13-dim continues). Source order walks the
-  // 13 planes (13 x 45.8 KB, past half the L1) before the 15-dim's next step completes the
-  // runs' shared lines, so the 15-dim goes innermost.
-  const Problem z04 = Folded({15, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8);
+  // f64 15x11x13x12x52x5 `4,2,5,0,3,1` (z04 of bench-cases-random.txt with its 2-dim at 12 and
+  // its 26-dim doubled: runs under 1 KiB, as z04's own 176 B, take the 15-dim into the fused
+  // rows, ShortFusedRowsTakeAThirdDim): fused planes of 132 rows (11 x 12) x 260 columns (5 x
+  // 52). Destination runs 132 x 8 = 1056 B, continued by the 15-dim (destination stride 1056);
+  // source runs 260 x 8 = 2080 B (the fused rows' inner twelve of them are what the 13-dim
+  // continues). Source order walks the 13 planes (13 x 274 KB, past half the L1) before the
+  // 15-dim's next step completes the runs' shared lines, so the 15-dim goes innermost.
+  const Problem z04 = Folded({15, 11, 13, 12, 52, 5}, {4, 2, 5, 0, 3, 1}, 8);
   ASSERT_EQ(ChooseStrategy(z04, m).strategy, Strategy::kFusedTiles);
   const Tile tile = TileWithLoopOrder(z04, m);
   EXPECT_EQ(tile.rows3_dim, -1);
-  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/true), 352);
-  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/false), 1040);
+  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/true), 1056);
+  EXPECT_EQ(PlaneRunBytes(z04, tile, /*destination=*/false), 2080);
   ASSERT_GE(tile.dst_loop_dim, 0);
-  EXPECT_EQ(z04.dims[static_cast<size_t>(tile.dst_loop_dim)], (Dim{15, 594880, 352}));
+  EXPECT_EQ(z04.dims[static_cast<size_t>(tile.dst_loop_dim)], (Dim{15, 3569280, 1056}));
   const Nest nest = BuildNest(z04, Strategy::kFusedTiles, tile,
                               SplitDriver(z04, tile, PartitionUnit{}, 1, 1), false);
   ASSERT_EQ(nest.loop_rank, 2);
@@ -1179,20 +1213,21 @@ TEST(BuildNestTest, WalksTheDimContinuingShortDestinationRunsInnermost) {
 
   // Source order stays where the destination runs are the longer side (i8 28x29x10x5x7x44
   // `5,3,2,0,1,4`: 5684 B against 308 B), and where they are partial lines that source order
-  // completes within half the L1 (f32 4x86x4x18x20 `4,2,1,0,3`: 288 B runs continued by the
-  // 86-dim, 4 planes of 5760 B inner to it; with 6 rows rather than 18 its 96 B runs would take
-  // the 86-dim into the fused rows).
+  // completes within half the L1 (f64 9x40x2x15x10 `4,2,1,0,3`: 1080 B runs continued by the
+  // 40-dim, 2 planes of 10800 B inner to it; runs under 1 KiB, as f32 4x86x4x18x20's 288 B,
+  // would take the 40-dim into the fused rows).
   const Problem longer = Folded({28, 29, 10, 5, 7, 44}, {5, 3, 2, 0, 1, 4}, 1);
   const Tile longer_tile = TileWithLoopOrder(longer, m);
   EXPECT_EQ(PlaneRunBytes(longer, longer_tile, true), 5684);
   EXPECT_EQ(PlaneRunBytes(longer, longer_tile, false), 308);
   EXPECT_EQ(longer_tile.dst_loop_dim, -1);
-  const Problem near = Folded({4, 86, 4, 18, 20}, {4, 2, 1, 0, 3}, 4);
+  const Problem near = Folded({9, 40, 2, 15, 10}, {4, 2, 1, 0, 3}, 8);
   const Tile near_tile = TileWithLoopOrder(near, m);
-  EXPECT_EQ(PlaneRunBytes(near, near_tile, true), 288);
-  EXPECT_EQ(PlaneRunBytes(near, near_tile, false), 1440);
+  EXPECT_EQ(near_tile.rows3_dim, -1);
+  EXPECT_EQ(PlaneRunBytes(near, near_tile, true), 1080);
+  EXPECT_EQ(PlaneRunBytes(near, near_tile, false), 1200);
   EXPECT_EQ(near_tile.dst_loop_dim, -1);
-  // With a quarter of the L1, the same 4 planes lie past half of it.
+  // With a quarter of the L1, the same 2 planes lie past half of it.
   Machine small_l1 = m;
   small_l1.l1d_bytes = 12 * 1024;
   EXPECT_GE(TileWithLoopOrder(near, small_l1).dst_loop_dim, 0);

@@ -206,15 +206,15 @@ void CheckEachStoreModeAndThreadCount(const Layout& l, size_t two_thread_dst_off
 
 TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
   // Layouts whose kernel loops walk the dim continuing the destination runs innermost rather
-  // than in source order (DestinationLoopDim): fused planes (f64 z04 scaled down and c128, both
-  // with rows of 256 B or more, which take no third dim; bf16) and de-interleaved columns (f64
+  // than in source order (DestinationLoopDim): fused planes (f64 z04 reshaped so its rows leave
+  // 1056 B runs, which take no third dim; c128; bf16) and de-interleaved columns (f64
   // whole-line runs, f32 16 B runs, i8 290 B runs), with each store mode, one and two threads, and
   // in ranges (ExecuteRange). The bf16 plane is sized so its source runs come back within half of a
   // 1 MiB L2 too (an AMD EPYC's; with 208 rows rather than 104 they would not, and source order
   // stays there).
   const std::vector<Layout> layouts = {
-      {{6, 11, 13, 4, 26, 5}, {4, 2, 5, 0, 3, 1}, 8},
-      {{4, 21, 20, 4, 50}, {4, 2, 1, 0, 3}, 16},
+      {{2, 11, 7, 12, 52, 5}, {4, 2, 5, 0, 3, 1}, 8},
+      {{4, 11, 5, 16, 50}, {4, 2, 1, 0, 3}, 16},
       {{5, 9, 11, 104, 53}, {4, 2, 1, 0, 3}, 2},
       {{96, 114, 8, 2}, {3, 1, 0, 2}, 8},
       {{2, 16, 16, 32, 4, 4}, {2, 3, 5, 0, 1, 4}, 4},
@@ -240,7 +240,7 @@ TEST_P(TransposeTargetTest, LoopsContinuingTheDestinationWalkedInnermost) {
 }
 
 TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
-  // Layouts whose two innermost destination dims leave runs shorter than 256 B, so that a
+  // Layouts whose two innermost destination dims leave runs shorter than 1 KiB, so that a
   // third dim joins the fused rows on AVX-512 (Tile::rows3_dim): staged reversals (i8 4x16^5,
   // bf16 2x16^5, 4 MiB each) and ones walked in place (f64 z04 of the random benchmark list,
   // reversals of odd extents whose rows end part-way into a tile), with each store mode, one
