@@ -310,9 +310,16 @@ std::string Describe(const Plan& plan) {
                 ? fmt::format(
                       "; each block's source rows first copied as {} B runs into a second buffer "
                       "(rows {} B apart, the runs {} rows ahead fetched meanwhile), which the "
-                      "tiles read: in DRAM, a 1-byte tile loads {} rows at once, one line of "
-                      "each{}",
-                      n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead, d.tile.tile_rows,
+                      "tiles read: {}{}",
+                      n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead,
+                      n.streaming
+                          ? fmt::format("in DRAM, a 1-byte tile loads {} rows at once, one line "
+                                        "of each",
+                                        d.tile.tile_rows)
+                          : fmt::format("a tile's {} source rows put more than {} lines in one "
+                                        "set of the L2 (more than any x86-64 L2 has ways), "
+                                        "the copy's spread over the sets",
+                                        d.tile.tile_rows, kernels::kMostL2Ways),
                       n.streaming ? "; a column of tiles at a time, its runs streamed out before "
                                     "the next column is tiled"
                                   : "")

@@ -366,8 +366,8 @@ bool StrideAliases(int64_t stride, int64_t lines, const Machine& m, int64_t band
   return distinct * m.l1d_ways < bands * lines;
 }
 
-int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows,
-                         bool streaming) {
+int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows, bool streaming,
+                         bool rows_overfill_l2) {
   // In one process, alternating, ratio to memcpy, 1 / 2 threads (AMD EPYC Zen 5), in place
   // -> copied: i8 16^7 reversed (256 B runs) 0.13 / 0.25 -> 0.23 / 0.39, 64^5 (384 B) 0.18 /
   // 0.37 -> 0.29 / 0.63, 32^5 0.17 / 0.49 -> 0.30 / 0.64, 256x16^3x256 0.14 / 0.24 -> 0.27 /
@@ -375,11 +375,40 @@ int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_r
   // (i8 8^9 reversed, 64 B: 0.17 -> 0.13; 128 B within +-0.02), nor in cache (an extra copy:
   // i8 16^5 reversed 0.20 -> 0.19, 128^3 0.19 -> 0.17), nor for wider elements, whose tiles
   // load 32 rows or fewer: bf16 32x16^5 0.38 / 0.70 either way, bf16 64^5 0.28 / 0.61 ->
-  // 0.30 / 0.55, f32 16^6 0.42 -> 0.35, f64 16^6 0.74 -> 0.60.
+  // 0.30 / 0.55, f32 16^6 0.42 -> 0.35, f64 16^6 0.74 -> 0.60. In cache, only where a tile's
+  // rows overfill an L2 set (thirtieth look: i8 2x16^5 reversed 0.15-0.16 -> 0.21-0.23, i8
+  // 3x16^5 0.14-0.17 -> 0.24-0.25, 1 thread).
   const int64_t run = block_cols * elem_bytes;
-  if (!streaming || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLineBytes) return 0;
+  if (!(streaming || rows_overfill_l2) || !CopiesFusedSourceRows(elem_bytes) ||
+      run < 4 * kLineBytes) {
+    return 0;
+  }
   const int64_t pitch = OddLinePitch(run);
   return block_rows * pitch <= kMaxStageBytes ? pitch : 0;
+}
+
+bool TileRowsOverfillAnL2Set(const Problem& folded, const Tile& tile, const Machine& machine) {
+  if (tile.rows_dim < 0) return false;
+  const int64_t sets = std::max<int64_t>(1, machine.l2_bytes / (kLineBytes * kMostL2Ways));
+  // The rows' dims, innermost first, as FusedRowOffsets walks them.
+  std::vector<const Dim*> dims = {&folded.dims[static_cast<size_t>(tile.rows_dim)]};
+  for (int i : {tile.rows2_dim, tile.rows3_dim}) {
+    if (i >= 0) dims.push_back(&folded.dims[static_cast<size_t>(i)]);
+  }
+  std::vector<int64_t> lines_in_set(static_cast<size_t>(sets), 0);
+  for (int64_t r = 0; r < tile.tile_rows; ++r) {
+    int64_t offset = 0;
+    int64_t rest = r;
+    for (const Dim* d : dims) {
+      offset += (rest % d->n) * d->src_stride;
+      rest /= d->n;
+    }
+    if (rest > 0) break;  // a plane of fewer rows than a tile
+    if (++lines_in_set[static_cast<size_t>((offset / kLineBytes) % sets)] > kMostL2Ways) {
+      return true;
+    }
+  }
+  return false;
 }
 
 namespace {
@@ -554,7 +583,8 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
         tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
         // With stages_runs the stage holds a row of tiles past the strip (FusedBlocks' halo).
         tile.source_pitch = FusedSourcePitch(
-            e, tile.block_cols, tile.strip_rows + (stages_runs ? tile.tile_rows : 0), streaming);
+            e, tile.block_cols, tile.strip_rows + (stages_runs ? tile.tile_rows : 0), streaming,
+            TileRowsOverfillAnL2Set(folded, tile, machine));
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
         tile.rows_share_lines = stages_runs;

@@ -100,12 +100,26 @@ struct Tile {
 
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
 // between those rows in the second buffer, or 0 where the tiles read the source in place.
-// Only in DRAM (`streaming`), for 1-byte elements, and where a block's row is at least four
-// lines: a 1-byte tile loads 64 rows at once, one line of each, and interleaves them twice
-// before the next tile's loads, so few lines are in flight, while a run copy reads each row's
-// lines back to back with the rows ahead prefetched (docs/performance.md, twelfth look).
-int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows,
-                         bool streaming);
+// Only in DRAM (`streaming`) or where a tile's source rows overfill an L2 set
+// (`rows_overfill_l2`, TileRowsOverfillAnL2Set), for 1-byte elements, and where a block's row
+// is at least four lines: a 1-byte tile loads 64 rows at once, one line of each, and
+// interleaves them twice before the next tile's loads, so few lines are in flight, while a run
+// copy reads each row's lines back to back with the rows ahead prefetched (docs/performance.md,
+// twelfth look); in cache, the copy's rows, an odd number of lines apart, spread over the sets
+// (thirtieth look).
+int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows, bool streaming,
+                         bool rows_overfill_l2 = false);
+
+// The most ways an L2 cache of an x86-64 core has had (Intel from Skylake-SP, AMD Zen 5: 16):
+// lines of one set past this many evict each other on any of them. A bound rather than the
+// machine's own count, which a VM may misreport (sysconf gave 8 for Zen 5's 16-way L2).
+inline constexpr int64_t kMostL2Ways = 16;
+
+// Whether the source rows of a fused plane's first tile (rows_dim, then rows2_dim and
+// rows3_dim, as the kernel's offsets run) put more than kMostL2Ways lines in one set of the
+// L2 (of l2_bytes / (64 x kMostL2Ways) sets): i8 4x16^5 reversed, rows 1 MiB and 64 KiB
+// apart, puts all 64 in one.
+bool TileRowsOverfillAnL2Set(const Problem& folded, const Tile& tile, const Machine& machine);
 
 // `streaming`: the plan's stores bypass the cache (ChooseStreaming), i.e. the output is in
 // DRAM: band walks then prefetch the next band's tiles.

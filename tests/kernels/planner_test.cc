@@ -765,6 +765,29 @@ TEST(ChooseStrategyTest, TilesWhoseShareFitsTheL2AliasOnlyByTheirOwnLines) {
   EXPECT_EQ(strategy({512, 512}, 4, 2), Strategy::kTiles);
 }
 
+TEST(FusedSourcePitchTest, InCacheWhereTileRowsOverfillAnL2Set) {
+  const Machine m = TestMachine();
+  EXPECT_EQ(FusedSourcePitch(1, 256, 256, false, true), 5 * 64);
+  EXPECT_EQ(FusedSourcePitch(1, 192, 256, false, true), 0);  // 3 lines: too short
+  EXPECT_EQ(FusedSourcePitch(2, 256, 256, false, true), 0);
+  // i8 4x16^5 reversed: a tile's 64 rows are 4 x 16 of the rows 1 MiB and 64 KiB apart, all
+  // in one of a 1 MiB L2's 1024 sets (of 16 lines); staged in cache, it copies them.
+  const Problem aliasing = FoldedReversal({4, 16, 16, 16, 16, 16}, 1);
+  const Tile in_cache = ChooseTile(aliasing, Strategy::kFusedTiles, m, false);
+  EXPECT_TRUE(TileRowsOverfillAnL2Set(aliasing, in_cache, m));
+  EXPECT_GT(in_cache.stage_pitch, 0);
+  EXPECT_GT(in_cache.source_pitch, 0);
+  // i8 32^4 reversed: 32 rows 32 KiB apart x 2 rows 1 KiB apart, four sets of 16 lines each;
+  // i8 16^5 reversed: 16 rows 64 KiB apart x 4 rows 4 KiB apart, the same. Read in place.
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{32, 32, 32, 32}, std::vector<int64_t>{16, 16, 16, 16, 16}}) {
+    const Problem spread = FoldedReversal(shape, 1);
+    const Tile tile = ChooseTile(spread, Strategy::kFusedTiles, m, false);
+    EXPECT_FALSE(TileRowsOverfillAnL2Set(spread, tile, m)) << shape.size();
+    EXPECT_EQ(tile.source_pitch, 0) << shape.size();
+  }
+}
+
 TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
   EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7
