@@ -317,7 +317,7 @@ std::string Describe(const Plan& plan) {
                                         "of each",
                                         d.tile.tile_rows)
                           : fmt::format("a tile's {} source rows put more than {} lines in one "
-                                        "set of the L2 (more than any x86-64 L2 has ways), "
+                                        "set of the L2 (more than a 16-way L2 holds), "
                                         "the copy's spread over the sets",
                                         d.tile.tile_rows, kernels::kMostL2Ways),
                       n.streaming ? "; a column of tiles at a time, its runs streamed out before "

@@ -110,9 +110,11 @@ struct Tile {
 int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows, bool streaming,
                          bool rows_overfill_l2 = false);
 
-// The most ways an L2 cache of an x86-64 core has had (Intel from Skylake-SP, AMD Zen 5: 16):
-// lines of one set past this many evict each other on any of them. A bound rather than the
-// machine's own count, which a VM may misreport (sysconf gave 8 for Zen 5's 16-way L2).
+// The ways of an L2 set that TileRowsOverfillAnL2Set counts against: 16, as Zen 5's L2 and
+// Intel's server cores' from Skylake-SP have (Zen 2-4 and client cores 8-12, Ice Lake-SP 20).
+// A fixed count rather than the machine's own, which a VM may misreport (sysconf gave 8 for
+// Zen 5's 16-way L2): with fewer ways, some tiles that overfill a set go unnoticed and read in
+// place as before; with more, a tile of 17-20 lines to a set is copied for nothing.
 inline constexpr int64_t kMostL2Ways = 16;
 
 // Whether the source rows of a fused plane's first tile (rows_dim, then rows2_dim and
