@@ -312,14 +312,15 @@ std::string Describe(const Plan& plan) {
                       "(rows {} B apart, the runs {} rows ahead fetched meanwhile), which the "
                       "tiles read: {}{}",
                       n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead,
-                      n.streaming
+                      n.streaming && e == 1
                           ? fmt::format("in DRAM, a 1-byte tile loads {} rows at once, one line "
                                         "of each",
                                         d.tile.tile_rows)
-                          : fmt::format("a tile's {} source rows put more than {} lines in one "
+                          : fmt::format("{}a tile's {} source rows put more than {} lines in one "
                                         "set of the L2 (more than a 16-way L2 holds), "
                                         "the copy's spread over the sets",
-                                        d.tile.tile_rows, kernels::kMostL2Ways),
+                                        n.streaming ? "in DRAM, " : "", d.tile.tile_rows,
+                                        kernels::kMostL2Ways),
                       n.streaming ? "; a column of tiles at a time, its runs streamed out before "
                                     "the next column is tiled"
                                   : "")

@@ -229,9 +229,10 @@ inline constexpr size_t kStoreTilesAhead = 2;
 
 // The element widths whose staged fused walks may copy their source rows first
 // (Nest::source_pitch): the planner asks (FusedSourcePitch), and the kernels compile that walk
-// for these widths only. 1-byte tiles load 64 rows at once, one line of each; the wider
-// tiles load 32 rows or fewer and read in place faster (docs/performance.md, twelfth look).
-constexpr bool CopiesFusedSourceRows(int64_t elem_bytes) { return elem_bytes == 1; }
+// for these widths only. 1-byte tiles load 64 rows at once, one line of each; 2-byte tiles 32,
+// which pays in DRAM only where those rows overfill an L2 set (thirty-first look); the wider
+// tiles load 16 rows or fewer and read in place faster (docs/performance.md, twelfth look).
+constexpr bool CopiesFusedSourceRows(int64_t elem_bytes) { return elem_bytes <= 2; }
 
 // A fused walk that copies its source rows first (Nest::source_pitch) fetches the runs of the
 // rows this far ahead of the one it copies: 256 B runs from rows 1 MiB apart read at 9.6 GB/s

@@ -377,12 +377,15 @@ int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_r
   // load 32 rows or fewer: bf16 32x16^5 0.38 / 0.70 either way, bf16 64^5 0.28 / 0.61 ->
   // 0.30 / 0.55, f32 16^6 0.42 -> 0.35, f64 16^6 0.74 -> 0.60. In cache, only where a tile's
   // rows overfill an L2 set (thirtieth look: i8 2x16^5 reversed 0.15-0.16 -> 0.21-0.23, i8
-  // 3x16^5 0.14-0.17 -> 0.24-0.25, 1 thread).
+  // 3x16^5 0.14-0.17 -> 0.24-0.25, 1 thread). 2-byte tiles with cache-bypassing stores where
+  // their 32 rows overfill an L2 set (thirty-first look, 1 / 2 threads: bf16 16^6 reversed 0.25
+  // / 0.28-0.30 -> 0.30-0.37 / 0.31-0.32, 32^5 0.22-0.25 / 0.21-0.22 -> 0.33-0.36 / 0.31-0.35,
+  // 32x16^5 0.24-0.27 / 0.25-0.27 -> 0.27-0.33 / 0.28-0.31), not with ordinary stores in cache
+  // (bf16 2x16^5 0.26 -> 0.22-0.24).
   const int64_t run = block_cols * elem_bytes;
-  if (!(streaming || rows_overfill_l2) || !CopiesFusedSourceRows(elem_bytes) ||
-      run < 4 * kLineBytes) {
-    return 0;
-  }
+  const bool copies =
+      elem_bytes == 1 ? streaming || rows_overfill_l2 : streaming && rows_overfill_l2;
+  if (!copies || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLineBytes) return 0;
   const int64_t pitch = OddLinePitch(run);
   return block_rows * pitch <= kMaxStageBytes ? pitch : 0;
 }

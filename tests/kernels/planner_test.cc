@@ -769,7 +769,10 @@ TEST(FusedSourcePitchTest, InCacheWhereTileRowsOverfillAnL2Set) {
   const Machine m = TestMachine();
   EXPECT_EQ(FusedSourcePitch(1, 256, 256, false, true), 5 * 64);
   EXPECT_EQ(FusedSourcePitch(1, 192, 256, false, true), 0);  // 3 lines: too short
-  EXPECT_EQ(FusedSourcePitch(2, 256, 256, false, true), 0);
+  EXPECT_EQ(FusedSourcePitch(2, 256, 256, false, true), 0);  // 2-byte tiles: in DRAM only
+  EXPECT_EQ(FusedSourcePitch(2, 256, 128, true, true), 9 * 64);  // 512 B: 8 lines -> 9
+  EXPECT_EQ(FusedSourcePitch(2, 256, 256, true, false), 0);
+  EXPECT_EQ(FusedSourcePitch(4, 256, 128, true, true), 0);
   // i8 4x16^5 reversed: a tile's 64 rows are 4 x 16 of the rows 1 MiB and 64 KiB apart, all
   // in one of a 1 MiB L2's 1024 sets (of 16 lines); staged in cache, it copies them.
   const Problem aliasing = FoldedReversal({4, 16, 16, 16, 16, 16}, 1);
@@ -777,6 +780,13 @@ TEST(FusedSourcePitchTest, InCacheWhereTileRowsOverfillAnL2Set) {
   EXPECT_TRUE(TileRowsOverfillAnL2Set(aliasing, in_cache, m));
   EXPECT_GT(in_cache.stage_pitch, 0);
   EXPECT_GT(in_cache.source_pitch, 0);
+  // bf16 2x16^6 reversed: a tile's 32 rows, 2 x 16 of the rows 2 MiB and 128 KiB apart, in
+  // one set too: copied in DRAM, read in place in cache.
+  const Problem bf16 = FoldedReversal({2, 16, 16, 16, 16, 16, 16}, 2);
+  const Tile bf16_dram = ChooseTile(bf16, Strategy::kFusedTiles, m, true);
+  EXPECT_TRUE(TileRowsOverfillAnL2Set(bf16, bf16_dram, m));
+  EXPECT_GT(bf16_dram.source_pitch, 0);
+  EXPECT_EQ(ChooseTile(bf16, Strategy::kFusedTiles, m, false).source_pitch, 0);
   // i8 32^4 reversed: 32 rows 32 KiB apart x 2 rows 1 KiB apart, four sets of 16 lines each;
   // i8 16^5 reversed: 16 rows 64 KiB apart x 4 rows 4 KiB apart, the same. Read in place.
   for (const std::vector<int64_t>& shape :
