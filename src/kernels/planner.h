@@ -102,12 +102,11 @@ struct Tile {
 // between those rows in the second buffer, or 0 where the tiles read the source in place.
 // For 1-byte elements in DRAM (`streaming`) or where a tile's source rows overfill an L2 set
 // (`rows_overfill_l2`, TileRowsOverfillAnL2Set), for 2-byte ones in DRAM where they overfill
-// one (thirty-first look), and where a block's row is at least four lines: a 1-byte tile
-// loads 64 rows at once, one line of each, and
-// interleaves them twice before the next tile's loads, so few lines are in flight, while a run
-// copy reads each row's lines back to back with the rows ahead prefetched (docs/performance.md,
-// twelfth look); in cache, the copy's rows, an odd number of lines apart, spread over the sets
-// (thirtieth look).
+// one (thirty-first look), and where a block's row is at least four lines: a 1-byte tile loads
+// 64 rows at once, one line of each, and interleaves them twice before the next tile's loads,
+// so few lines are in flight, while a run copy reads each row's lines back to back with the
+// rows ahead prefetched (docs/performance.md, twelfth look); in cache, the copy's rows, an odd
+// number of lines apart, spread over the sets (thirtieth look).
 int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows, bool streaming,
                          bool rows_overfill_l2 = false);
 
