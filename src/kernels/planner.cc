@@ -398,7 +398,8 @@ bool TileRowsOverfillAnL2Set(const Problem& folded, const Tile& tile, const Mach
   for (int i : {tile.rows2_dim, tile.rows3_dim}) {
     if (i >= 0) dims.push_back(&folded.dims[static_cast<size_t>(i)]);
   }
-  std::vector<int64_t> lines_in_set(static_cast<size_t>(sets), 0);
+  // The set of each of the tile's rows (at most 64), sorted so that a set's lines are adjacent.
+  std::vector<int64_t> row_sets;
   for (int64_t r = 0; r < tile.tile_rows; ++r) {
     int64_t offset = 0;
     int64_t rest = r;
@@ -407,9 +408,11 @@ bool TileRowsOverfillAnL2Set(const Problem& folded, const Tile& tile, const Mach
       rest /= d->n;
     }
     if (rest > 0) break;  // a plane of fewer rows than a tile
-    if (++lines_in_set[static_cast<size_t>((offset / kLineBytes) % sets)] > kMostL2Ways) {
-      return true;
-    }
+    row_sets.push_back((offset / kLineBytes) % sets);
+  }
+  std::sort(row_sets.begin(), row_sets.end());
+  for (size_t i = 0; i + kMostL2Ways < row_sets.size(); ++i) {
+    if (row_sets[i] == row_sets[i + kMostL2Ways]) return true;  // kMostL2Ways + 1 in one set
   }
   return false;
 }
@@ -587,7 +590,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
         // With stages_runs the stage holds a row of tiles past the strip (FusedBlocks' halo).
         tile.source_pitch = FusedSourcePitch(
             e, tile.block_cols, tile.strip_rows + (stages_runs ? tile.tile_rows : 0), streaming,
-            TileRowsOverfillAnL2Set(folded, tile, machine));
+            CopiesFusedSourceRows(e) && TileRowsOverfillAnL2Set(folded, tile, machine));
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
         tile.rows_share_lines = stages_runs;
@@ -990,24 +993,22 @@ DriverSplit SplitDriver(const Problem& folded, const Tile& tile, const Partition
     // threads, has its 24 columns' outer dim in blocks of 16 and 8 (the granule a 64-column
     // tile allows: one thread does two thirds) or its third row dim in blocks of 1 of 24
     // (ratio to memcpy, builds alternated: columns cut 0.18-0.23, rows 0.24-0.25).
-    if (split.items < target_items) {
-      const DriverSplit before = split;
-      if (block_as_cut(tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim)) {
-        if (!rows_after_cols) return;
-        const DriverSplit by_cols = split;
-        split = before;
-        if (!block_as_cut(tile.OuterRowsDim()) ||
-            8 * BusiestShare(folded, split, threads) > 7 * BusiestShare(folded, by_cols, threads)) {
-          split = by_cols;
-        }
-        return;
-      }
-    }
-    // 2, for rows that share lines across blocks, or fused across three dims: blocks of rows
-    // where nothing else was cut.
+    const int cols_outer = tile.cols2_dim >= 0 ? tile.cols2_dim : tile.cols_dim;
     if (split.items < target_items && rows_after_cols) {
-      block_as_cut(tile.OuterRowsDim());
-    } else if (split.items < target_items && !fused_rows && rows_late) {
+      const DriverSplit before = split;
+      const bool cols_cut = block_as_cut(cols_outer);  // a failed cut leaves `split` as it was
+      const DriverSplit by_cols = split;
+      split = before;
+      const bool rows_cut = block_as_cut(tile.OuterRowsDim());
+      if (cols_cut && (!rows_cut || 8 * BusiestShare(folded, split, threads) >
+                                        7 * BusiestShare(folded, by_cols, threads))) {
+        split = by_cols;
+      }
+      return;
+    }
+    if (split.items < target_items && block_as_cut(cols_outer)) return;
+    // 2, for rows that share lines across blocks: blocks of rows where nothing else was cut.
+    if (split.items < target_items && !fused_rows && rows_late) {
       block_as_cut(tile.rows_dim);
     }
   };

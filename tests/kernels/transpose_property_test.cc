@@ -184,6 +184,13 @@ struct Layout {
   size_t elem;
 };
 
+// The layout's plan with `options` exists and its description contains `text`.
+void ExpectPlanDescribes(const Layout& l, const PlanOptions& options, std::string_view text) {
+  auto plan = MakePlan(l.shape, l.perm, l.elem, options);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_NE(Describe(**plan).find(text), std::string::npos) << Describe(**plan);
+}
+
 void CheckEachStoreModeAndThreadCount(const Layout& l, size_t two_thread_dst_offset,
                                       size_t range_bytes) {
   for (auto stores : {PlanOptions::Stores::kRegular, PlanOptions::Stores::kStreaming}) {
@@ -256,27 +263,21 @@ TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
   };
   // i8 4x16^5's tiles read 64 source rows 1 MiB and 64 KiB apart, all in one L2 set: with
   // ordinary stores too, its staged walk copies them first (TileRowsOverfillAnL2Set).
-  if (std::string_view(hwy::TargetName(GetParam())).starts_with("AVX3")) {
+  const bool avx3 = std::string_view(hwy::TargetName(GetParam())).starts_with("AVX3");
+  if (avx3) {
     PlanOptions regular;
     regular.stores = PlanOptions::Stores::kRegular;
-    auto plan = MakePlan(layouts[0].shape, layouts[0].perm, layouts[0].elem, regular);
-    ASSERT_TRUE(plan.has_value());
-    ASSERT_NE(Describe(**plan).find("lines in one set of the L2"), std::string::npos)
-        << Describe(**plan);
+    ExpectPlanDescribes(layouts[0], regular, "lines in one set of the L2");
     // bf16 2x16^5's 32 tile rows share one set too: with cache-bypassing stores it copies them.
     PlanOptions streaming;
     streaming.stores = PlanOptions::Stores::kStreaming;
-    auto bf16 = MakePlan(layouts[1].shape, layouts[1].perm, layouts[1].elem, streaming);
-    ASSERT_TRUE(bf16.has_value());
-    ASSERT_NE(Describe(**bf16).find("in DRAM, a tile's 32 source rows"), std::string::npos)
-        << Describe(**bf16);
+    ExpectPlanDescribes(layouts[1], streaming, "in DRAM, a tile's 32 source rows");
+    if (HasFatalFailure()) return;
   }
   for (const Layout& l : layouts) {
-    if (std::string_view(hwy::TargetName(GetParam())).starts_with("AVX3")) {  // 64-byte vectors
-      auto plan = MakePlan(l.shape, l.perm, l.elem, PlanOptions{});
-      ASSERT_TRUE(plan.has_value());
-      ASSERT_NE(Describe(**plan).find(" B runs, where two dims left "), std::string::npos)
-          << Describe(**plan);
+    if (avx3) {  // 64-byte vectors
+      ExpectPlanDescribes(l, PlanOptions{}, " B runs, where two dims left ");
+      if (HasFatalFailure()) return;
     }
     CheckEachStoreModeAndThreadCount(l, 24, 300000 + 3 * l.elem);
     if (HasFatalFailure()) return;
