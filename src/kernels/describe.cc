@@ -312,7 +312,7 @@ std::string Describe(const Plan& plan) {
                       "(rows {} B apart, the runs {} rows ahead fetched meanwhile), which the "
                       "tiles read: {}{}",
                       n.block_cols * e, n.source_pitch, kernels::kSourceRowsAhead,
-                      n.streaming && e == 1
+                      n.source_copy == kernels::SourceCopy::kByteTilesInDram
                           ? fmt::format("in DRAM, a 1-byte tile loads {} rows at once, one line "
                                         "of each",
                                         d.tile.tile_rows)

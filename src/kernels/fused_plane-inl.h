@@ -352,7 +352,7 @@ HWY_NOINLINE void FusedPlane(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_
     const size_t cols_full = cols / Shape::kCols * Shape::kCols;
     strip_rows = std::min<size_t>(strip_rows, kMaxFusedStripRows);
     // The planner sets source_pitch for the widths CopiesFusedSourceRows names and sizes the
-    // stage (FusedSourcePitch); the others compile no copying walk, and a nest built otherwise,
+    // stage (FusedSourceCopy); the others compile no copying walk, and a nest built otherwise,
     // whose rows would not fit the stage, reads the source in place.
     constexpr bool kMayCopySource = CopiesFusedSourceRows(kElem);
     // Runs whose first or last lines the strips above or below share (FusedBlocks' halo).

@@ -64,6 +64,17 @@ struct LoopDim {
 };
 
 // Which kernel extent the innermost driver dim cuts into blocks (its last block may be short).
+// Why a staged fused walk copies each block's source rows into a second buffer before its
+// tiles read them (Nest::source_pitch > 0), recorded by the planner (FusedSourceCopy) so that
+// Describe names the rule that chose it rather than working it out again.
+enum class SourceCopy : uint8_t {
+  kNone,               // the tiles read the source in place
+  kByteTilesInDram,    // 1-byte tiles with cache-bypassing stores: a tile loads 64 rows at
+                       // once, one line of each (twelfth look)
+  kRowsOverfillL2Set,  // a tile's source rows put more lines in one L2 set than it holds
+                       // (thirtieth and thirty-first looks)
+};
+
 enum class Blocked : uint8_t { kNone, kLoop, kRows, kCols, kBytes };
 
 struct Nest {
@@ -99,8 +110,10 @@ struct Nest {
   int64_t block_cols = 1;
   int64_t stage_pitch = 0;
   // kFusedTiles, staged: > 0 when each block's source rows are first copied as runs into a
-  // second buffer, `source_pitch` bytes apart, which the tiles then read (Tile::source_pitch).
+  // second buffer, `source_pitch` bytes apart, which the tiles then read (Tile::source_pitch),
+  // for the reason `source_copy` names.
   int64_t source_pitch = 0;
+  SourceCopy source_copy = SourceCopy::kNone;
   // kTiles and kStagedTiles: the tile's source rows alias in L1 (Tile::src_rows_alias).
   bool src_rows_alias = false;
   // kTiles with cache-bypassing stores: bands walked `band_group` at a time, each row of tiles
@@ -228,7 +241,7 @@ inline constexpr int64_t kMinStagedPlaneRunBytes = 1024;
 inline constexpr size_t kStoreTilesAhead = 2;
 
 // The element widths whose staged fused walks may copy their source rows first
-// (Nest::source_pitch): the planner asks (FusedSourcePitch), and the kernels compile that walk
+// (Nest::source_pitch): the planner asks (FusedSourceCopy), and the kernels compile that walk
 // for these widths only. 1-byte tiles load 64 rows at once, one line of each; 2-byte tiles 32,
 // which pays in DRAM only where those rows overfill an L2 set (thirty-first look); the wider
 // tiles load 16 rows or fewer and read in place faster (docs/performance.md, twelfth look).

@@ -366,8 +366,8 @@ bool StrideAliases(int64_t stride, int64_t lines, const Machine& m, int64_t band
   return distinct * m.l1d_ways < bands * lines;
 }
 
-int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows, bool streaming,
-                         bool rows_overfill_l2) {
+SourceRowsCopy FusedSourceCopy(int64_t elem_bytes, int64_t block_cols, int64_t block_rows,
+                               bool streaming, bool rows_overfill_l2) {
   // In one process, alternating, ratio to memcpy, 1 / 2 threads (AMD EPYC Zen 5), in place
   // -> copied: i8 16^7 reversed (256 B runs) 0.13 / 0.25 -> 0.23 / 0.39, 64^5 (384 B) 0.18 /
   // 0.37 -> 0.29 / 0.63, 32^5 0.17 / 0.49 -> 0.30 / 0.64, 256x16^3x256 0.14 / 0.24 -> 0.27 /
@@ -383,11 +383,18 @@ int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_r
   // 32x16^5 0.24-0.27 / 0.25-0.27 -> 0.27-0.33 / 0.28-0.31), not with ordinary stores in cache
   // (bf16 2x16^5 0.26 -> 0.22-0.24).
   const int64_t run = block_cols * elem_bytes;
-  const bool copies =
-      elem_bytes == 1 ? streaming || rows_overfill_l2 : streaming && rows_overfill_l2;
-  if (!copies || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLineBytes) return 0;
+  // 1-byte tiles in DRAM copy whatever their rows' sets; the L2 set is the reason where that
+  // is not.
+  const SourceCopy reason = elem_bytes == 1 && streaming ? SourceCopy::kByteTilesInDram
+                            : rows_overfill_l2 && (elem_bytes == 1 || streaming)
+                                ? SourceCopy::kRowsOverfillL2Set
+                                : SourceCopy::kNone;
+  if (reason == SourceCopy::kNone || !CopiesFusedSourceRows(elem_bytes) || run < 4 * kLineBytes) {
+    return {};
+  }
   const int64_t pitch = OddLinePitch(run);
-  return block_rows * pitch <= kMaxStageBytes ? pitch : 0;
+  if (block_rows * pitch > kMaxStageBytes) return {};
+  return {pitch, reason};
 }
 
 bool TileRowsOverfillAnL2Set(const Problem& folded, const Tile& tile, const Machine& machine) {
@@ -588,9 +595,11 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
         StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);
         tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
         // With stages_runs the stage holds a row of tiles past the strip (FusedBlocks' halo).
-        tile.source_pitch = FusedSourcePitch(
+        const SourceRowsCopy copy = FusedSourceCopy(
             e, tile.block_cols, tile.strip_rows + (stages_runs ? tile.tile_rows : 0), streaming,
             CopiesFusedSourceRows(e) && TileRowsOverfillAnL2Set(folded, tile, machine));
+        tile.source_pitch = copy.pitch;
+        tile.source_copy = copy.reason;
         tile.row_granule = tile.strip_rows;
         tile.col_granule = std::max(tile.col_granule, tile.tile_cols);
         tile.rows_share_lines = stages_runs;
@@ -1258,6 +1267,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile,
   nest.block_cols = tile.block_cols;
   nest.stage_pitch = tile.stage_pitch;
   nest.source_pitch = tile.source_pitch;
+  nest.source_copy = tile.source_copy;
   nest.src_rows_alias = tile.src_rows_alias;
   nest.band_group = tile.band_group;
   nest.prefetch_ahead = tile.prefetch_ahead;

@@ -56,8 +56,9 @@ struct Tile {
   int64_t block_cols = 1;    // kStagedTiles: columns per L1 block
   int64_t stage_pitch = 0;   // kStagedTiles: bytes between destination rows in the block
   // kFusedTiles, staged: > 0 when each block's source rows are first copied as runs into a
-  // second buffer, this many bytes apart (FusedSourcePitch).
+  // second buffer, this many bytes apart, for the reason source_copy names (FusedSourceCopy).
   int64_t source_pitch = 0;
+  SourceCopy source_copy = SourceCopy::kNone;
   // kTiles and kStagedTiles: a tile's source rows fall in too few of the L1's sets
   // (StrideAliases): its tiles then load whole rows (GathersTileRows) and a band walk fetches
   // the next band's lines into L2 rather than L1.
@@ -99,16 +100,21 @@ struct Tile {
 };
 
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
-// between those rows in the second buffer, or 0 where the tiles read the source in place.
-// For 1-byte elements in DRAM (`streaming`) or where a tile's source rows overfill an L2 set
+// between those rows in the second buffer and why, or a pitch of 0 (SourceCopy::kNone) where
+// the tiles read the source in place. For 1-byte elements in DRAM (`streaming`) or where a tile's
+// source rows overfill an L2 set
 // (`rows_overfill_l2`, TileRowsOverfillAnL2Set), for 2-byte ones in DRAM where they overfill
 // one (thirty-first look), and where a block's row is at least four lines: a 1-byte tile loads
 // 64 rows at once, one line of each, and interleaves them twice before the next tile's loads,
 // so few lines are in flight, while a run copy reads each row's lines back to back with the
 // rows ahead prefetched (docs/performance.md, twelfth look); in cache, the copy's rows, an odd
 // number of lines apart, spread over the sets (thirtieth look).
-int64_t FusedSourcePitch(int64_t elem_bytes, int64_t block_cols, int64_t block_rows, bool streaming,
-                         bool rows_overfill_l2 = false);
+struct SourceRowsCopy {
+  int64_t pitch = 0;
+  SourceCopy reason = SourceCopy::kNone;
+};
+SourceRowsCopy FusedSourceCopy(int64_t elem_bytes, int64_t block_cols, int64_t block_rows,
+                               bool streaming, bool rows_overfill_l2 = false);
 
 // The ways of an L2 set that TileRowsOverfillAnL2Set counts against: 16, as Zen 5's L2 and
 // Intel's server cores' from Skylake-SP have (Zen 2-4 and client cores 8-12, Ice Lake-SP 20).

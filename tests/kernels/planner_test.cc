@@ -588,7 +588,7 @@ TEST(ChooseStrategyTest, StagesStreamingRunsThatShareLines) {
             Strategy::kStagedTiles);
   EXPECT_EQ(ChooseStrategy(Folded({384 - 1, 8000}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
   // A fused plane (i8 801x72x387x7 `3,2,0,1`: 57672 rows, 7 x 387 columns 57672 B apart)
-  // stages so too. Its source rows would be copied first (FusedSourcePitch) only where the
+  // stages so too. Its source rows would be copied first (FusedSourceCopy) only where the
   // second stage holds the row of tiles past them: here it would not (320 x 448 B).
   const Problem fused = Folded({801, 72, 387, 7}, {3, 2, 0, 1}, 1);
   ASSERT_EQ(ChooseStrategy(fused, m, true).strategy, Strategy::kFusedTiles);
@@ -609,6 +609,7 @@ TEST(ChooseTileTest, CopiesFusedSourceRowsFirstOnlyForBytesInDram) {
   ASSERT_GT(dram.stage_pitch, 0);
   EXPECT_EQ(dram.block_cols, 256);
   EXPECT_EQ(dram.source_pitch, 320);
+  EXPECT_EQ(dram.source_copy, SourceCopy::kByteTilesInDram);
   EXPECT_LE(dram.strip_rows * dram.source_pitch, kMaxStageBytes);
   EXPECT_EQ(ChooseTile(bytes, Strategy::kFusedTiles, m, false).source_pitch, 0);
   // The same layout of 2- and 4-byte elements reads its source in place.
@@ -765,14 +766,22 @@ TEST(ChooseStrategyTest, TilesWhoseShareFitsTheL2AliasOnlyByTheirOwnLines) {
   EXPECT_EQ(strategy({512, 512}, 4, 2), Strategy::kTiles);
 }
 
-TEST(FusedSourcePitchTest, InCacheWhereTileRowsOverfillAnL2Set) {
+TEST(FusedSourceCopyTest, InCacheWhereTileRowsOverfillAnL2Set) {
   const Machine m = TestMachine();
-  EXPECT_EQ(FusedSourcePitch(1, 256, 256, false, true), 5 * 64);
-  EXPECT_EQ(FusedSourcePitch(1, 192, 256, false, true), 0);  // 3 lines: too short
-  EXPECT_EQ(FusedSourcePitch(2, 256, 256, false, true), 0);  // 2-byte tiles: in DRAM only
-  EXPECT_EQ(FusedSourcePitch(2, 256, 128, true, true), 9 * 64);  // 512 B: 8 lines -> 9
-  EXPECT_EQ(FusedSourcePitch(2, 256, 256, true, false), 0);
-  EXPECT_EQ(FusedSourcePitch(4, 256, 128, true, true), 0);
+  EXPECT_EQ(FusedSourceCopy(1, 256, 256, false, true).pitch, 5 * 64);
+  EXPECT_EQ(FusedSourceCopy(1, 192, 256, false, true).pitch, 0);      // 3 lines: too short
+  EXPECT_EQ(FusedSourceCopy(2, 256, 256, false, true).pitch, 0);      // 2-byte tiles: in DRAM only
+  EXPECT_EQ(FusedSourceCopy(2, 256, 128, true, true).pitch, 9 * 64);  // 512 B: 8 lines -> 9
+  EXPECT_EQ(FusedSourceCopy(2, 256, 256, true, false).pitch, 0);
+  EXPECT_EQ(FusedSourceCopy(4, 256, 128, true, true).pitch, 0);
+  // The reason recorded is the rule that chose the copy (Describe prints it): 1-byte tiles in
+  // DRAM copy whatever their rows' sets, so that rule is named where both hold.
+  EXPECT_EQ(FusedSourceCopy(1, 256, 256, false, true).reason, SourceCopy::kRowsOverfillL2Set);
+  EXPECT_EQ(FusedSourceCopy(1, 256, 256, true, false).reason, SourceCopy::kByteTilesInDram);
+  EXPECT_EQ(FusedSourceCopy(1, 256, 256, true, true).reason, SourceCopy::kByteTilesInDram);
+  EXPECT_EQ(FusedSourceCopy(2, 256, 128, true, true).reason, SourceCopy::kRowsOverfillL2Set);
+  EXPECT_EQ(FusedSourceCopy(1, 192, 256, true, true).reason, SourceCopy::kNone);  // too short
+  EXPECT_EQ(FusedSourceCopy(4, 256, 128, true, true).reason, SourceCopy::kNone);
   // i8 4x16^5 reversed: a tile's 64 rows are 4 x 16 of the rows 1 MiB and 64 KiB apart, all
   // in one of a 1 MiB L2's 1024 sets (of 16 lines); staged in cache, it copies them.
   const Problem aliasing = FoldedReversal({4, 16, 16, 16, 16, 16}, 1);
@@ -780,12 +789,14 @@ TEST(FusedSourcePitchTest, InCacheWhereTileRowsOverfillAnL2Set) {
   EXPECT_TRUE(TileRowsOverfillAnL2Set(aliasing, in_cache, m));
   EXPECT_GT(in_cache.stage_pitch, 0);
   EXPECT_GT(in_cache.source_pitch, 0);
+  EXPECT_EQ(in_cache.source_copy, SourceCopy::kRowsOverfillL2Set);
   // bf16 2x16^6 reversed: a tile's 32 rows, 2 x 16 of the rows 2 MiB and 128 KiB apart, in
   // one set too: copied in DRAM, read in place in cache.
   const Problem bf16 = FoldedReversal({2, 16, 16, 16, 16, 16, 16}, 2);
   const Tile bf16_dram = ChooseTile(bf16, Strategy::kFusedTiles, m, true);
   EXPECT_TRUE(TileRowsOverfillAnL2Set(bf16, bf16_dram, m));
   EXPECT_GT(bf16_dram.source_pitch, 0);
+  EXPECT_EQ(bf16_dram.source_copy, SourceCopy::kRowsOverfillL2Set);
   EXPECT_EQ(ChooseTile(bf16, Strategy::kFusedTiles, m, false).source_pitch, 0);
   // i8 32^4 reversed: 32 rows 32 KiB apart x 2 rows 1 KiB apart, four sets of 16 lines each;
   // i8 16^5 reversed: 16 rows 64 KiB apart x 4 rows 4 KiB apart, the same. Read in place.
@@ -798,15 +809,15 @@ TEST(FusedSourcePitchTest, InCacheWhereTileRowsOverfillAnL2Set) {
   }
 }
 
-TEST(FusedSourcePitchTest, OddLinesApartAndWithinTheStage) {
-  EXPECT_EQ(FusedSourcePitch(1, 256, 256, true), 5 * 64);   // 4 lines -> 5
-  EXPECT_EQ(FusedSourcePitch(1, 384, 256, true), 7 * 64);   // 6 -> 7
-  EXPECT_EQ(FusedSourcePitch(1, 300, 128, true), 5 * 64);   // 4.7 -> 5 (odd already)
-  EXPECT_EQ(FusedSourcePitch(1, 192, 256, true), 0);        // 3 lines: too short
-  EXPECT_EQ(FusedSourcePitch(1, 1024, 256, true), 0);       // 17 lines x 256 rows > 128 KiB
-  EXPECT_EQ(FusedSourcePitch(1, 1024, 64, true), 17 * 64);  // 68 KiB
-  EXPECT_EQ(FusedSourcePitch(1, 256, 256, false), 0);
-  EXPECT_EQ(FusedSourcePitch(2, 256, 256, true), 0);
+TEST(FusedSourceCopyTest, OddLinesApartAndWithinTheStage) {
+  EXPECT_EQ(FusedSourceCopy(1, 256, 256, true).pitch, 5 * 64);   // 4 lines -> 5
+  EXPECT_EQ(FusedSourceCopy(1, 384, 256, true).pitch, 7 * 64);   // 6 -> 7
+  EXPECT_EQ(FusedSourceCopy(1, 300, 128, true).pitch, 5 * 64);   // 4.7 -> 5 (odd already)
+  EXPECT_EQ(FusedSourceCopy(1, 192, 256, true).pitch, 0);        // 3 lines: too short
+  EXPECT_EQ(FusedSourceCopy(1, 1024, 256, true).pitch, 0);       // 17 lines x 256 rows > 128 KiB
+  EXPECT_EQ(FusedSourceCopy(1, 1024, 64, true).pitch, 17 * 64);  // 68 KiB
+  EXPECT_EQ(FusedSourceCopy(1, 256, 256, false).pitch, 0);
+  EXPECT_EQ(FusedSourceCopy(2, 256, 256, true).pitch, 0);
 }
 
 TEST(SplitDriverTest, BlocksTheLeadingDimOnPartitionTiles) {

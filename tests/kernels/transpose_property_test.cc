@@ -268,9 +268,12 @@ TEST_P(TransposeTargetTest, FusedRowsAcrossThreeDims) {
     PlanOptions regular;
     regular.stores = PlanOptions::Stores::kRegular;
     ExpectPlanDescribes(layouts[0], regular, "lines in one set of the L2");
-    // bf16 2x16^5's 32 tile rows share one set too: with cache-bypassing stores it copies them.
+    // With cache-bypassing stores it copies them as every 1-byte staged plane does, and the
+    // plan names that rule (Nest::source_copy).
     PlanOptions streaming;
     streaming.stores = PlanOptions::Stores::kStreaming;
+    ExpectPlanDescribes(layouts[0], streaming, "in DRAM, a 1-byte tile loads 64 rows at once");
+    // bf16 2x16^5's 32 tile rows share one set too: with cache-bypassing stores it copies them.
     ExpectPlanDescribes(layouts[1], streaming, "in DRAM, a tile's 32 source rows");
     if (HasFatalFailure()) return;
   }
