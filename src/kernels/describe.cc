@@ -270,7 +270,7 @@ std::string Describe(const Plan& plan) {
                 : "");
       } else {
         const bool dst_alias = kernels::StrideAliases(n.dst_row_stride, d.tile.tile_cols, m);
-        // StagesStreamingRuns (planner.cc): destination rows not whole lines apart, with
+        // StagesStreamingRuns (planner_strategy.cc): destination rows not whole lines apart, with
         // cache-bypassing stores; the kernels then complete each block's lines from the next
         // block's first rows (StreamOwnedLines).
         const bool partial_lines =
@@ -328,7 +328,7 @@ std::string Describe(const Plan& plan) {
       }
       s += fmt::format("plane:    {} rows x {} columns\n", n.rows, n.cols);
       if (n.stage_planes) {
-        // StagesPlanes (planner.cc), FusedPlaneThroughStage (fused_plane-inl.h).
+        // StagesPlanes (planner_nest.cc), FusedPlaneThroughStage (fused_plane-inl.h).
         const kernels::PlaneRuns runs = kernels::FusedPlaneRuns(
             n.rows, e, n.cols, n.cols_inner, n.dst_row_stride, n.dst_outer_col_stride);
         s += fmt::format(

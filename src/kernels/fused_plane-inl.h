@@ -177,7 +177,7 @@ HWY_INLINE void FusedWalk(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RES
       const size_t count = whole ? rows : n;
       if (tab.rows_first != first || tab.rows_count != count) {
         FusedRowOffsets(g, static_cast<int64_t>(first), count, row_off);
-        // strip_rows is a multiple of the tile's rows (planner.cc), so the last tile reads at
+        // strip_rows is a multiple of the tile's rows (planner_tile.cc), so the last tile reads at
         // most kRows - 1 entries past the rows: zeros, never dereferenced (masked off).
         std::fill(row_off + count, row_off + count + Shape::kRows, int64_t{0});
         tab.rows_first = first;
@@ -333,7 +333,7 @@ HWY_NOINLINE void FusedBlocks(D d, const uint8_t* HWY_RESTRICT src, uint8_t* HWY
 // Strategy::kFusedTiles on one plane: rows and columns each span two dims (FusedGeometry), so
 // a plane of 16 x 16 f32 (16^6 reversed) becomes 256 x 256, and 801x72x387x7 i8 `3,2,0,1`
 // (7 columns) 57672 x 2709; rows whose two dims leave short runs span three (i8 4x16^5
-// reversed: 1024 x 256, planner.cc FindFusion). It is walked like kTiles: strips of
+// reversed: 1024 x 256, planner_strategy.cc FindFusion). It is walked like kTiles: strips of
 // strip_rows rows band by band, destination rows written in runs across the dims
 // (FusedWalk), or block by block through an L1 stage where rows alias (pitch > 0). Row and
 // column offsets are tables over the dims (any inner extents: a tile may straddle an inner

@@ -1,6 +1,8 @@
 // The planner's stages after folding (problem.h): each a small pure function, tested alone.
 //   ChooseStreaming -> ChooseStrategy -> ChooseTile -> SplitDriver -> DestinationLoopDim
 //   -> BuildNest
+// one file each: planner_stores.cc, planner_strategy.cc, planner_tile.cc, planner_split.cc and
+// planner_nest.cc (the loop order and the nest); planner_internal.h holds what they share.
 // Every machine-dependent number comes from a Machine (machine.h): cache geometry as the CPU
 // reports it, the vector width of the Highway target, a calibrated streaming threshold.
 #pragma once

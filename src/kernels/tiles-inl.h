@@ -155,7 +155,7 @@ HWY_INLINE void TileBands(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_
 }
 
 // Full tiles as TileBands walks them, with cache-bypassing stores, but `group` bands at a time
-// (Nest::band_group, GroupedBands in planner.cc): each row of tiles crosses the group's bands,
+// (Nest::band_group, GroupedBands in planner_tile.cc): each row of tiles crosses the group's bands,
 // reading group vectors of each of its source rows at once, before the next row of tiles.
 template <size_t kElem, bool kSrcAlias, class D>
 HWY_INLINE void TileBandGroups(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
@@ -392,10 +392,10 @@ HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
 // that spreads over the sets), then each destination row's run of block_rows * kElem bytes
 // is written in one go, so the lines in flight are consecutive and never share a set.
 // 1024^2 f32 in cache: 0.33-0.37x memcpy written in place, 0.51-0.64x staged. Only plans
-// with ordinary stores stage (StagesTiles in planner.cc): cache-bypassing ones run in place.
-// `prefetch_ahead` (Nest::prefetch_ahead): each run fetches the next run's lines for
-// writing before it is copied (one run ahead measured best: i8 2048^2 0.41 -> 0.61 of memcpy
-// on an Intel Xeon, two runs 0.58, four 0.55).
+// with ordinary stores stage (StagesTiles in planner_strategy.cc): cache-bypassing ones run in
+// place. `prefetch_ahead` (Nest::prefetch_ahead): each run fetches the next run's lines for writing
+// before it is copied (one run ahead measured best: i8 2048^2 0.41 -> 0.61 of memcpy on an Intel
+// Xeon, two runs 0.58, four 0.55).
 template <size_t kElem, class D>
 HWY_NOINLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                               uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
@@ -412,8 +412,8 @@ HWY_NOINLINE void StagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_
   const size_t even_cols =
       blocks == 0 ? block_cols
                   : (cols_full / blocks + Shape::kCols - 1) / Shape::kCols * Shape::kCols;
-  // Cache-bypassing stores (StagesStreamingRuns in planner.cc): where a run's first or last
-  // line is shared with the block above or below, each block writes the lines that start
+  // Cache-bypassing stores (StagesStreamingRuns in planner_strategy.cc): where a run's first or
+  // last line is shared with the block above or below, each block writes the lines that start
   // within its rows, its stage covering one row of tiles more (StreamOwnedLines).
   const bool halo =
       streaming &&

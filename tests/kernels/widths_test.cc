@@ -213,8 +213,8 @@ TEST_P(WidthTest, DestinationsPartWayIntoALine) {
 }
 
 // Cache-bypassing stores where destination rows are not whole lines apart and longer than a
-// band walk's strip (StagesStreamingRuns in planner.cc): blocks through a stage, each writing
-// the lines its rows start whole and completing the last from one row of tiles of the next
+// band walk's strip (StagesStreamingRuns in planner_strategy.cc): blocks through a stage, each
+// writing the lines its rows start whole and completing the last from one row of tiles of the next
 // block (StreamOwnedLines); the plane's first and last partial lines with ordinary stores. A
 // 2-D plane (staged tiles) and a fused one (z11 of bench-cases-random.txt, scaled: 7 x 38
 // columns, 972 rows), destinations aligned and part-way into a line (CheckStreamedAt).

@@ -1,0 +1,71 @@
+// What the planner's stages (planner_*.cc) share: the measures of a folded problem and of
+// the machine that more than one stage reads. Internal to the planner; planner.h is the
+// stages' interface.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/machine.h"
+#include "kernels/nest.h"
+#include "kernels/planner.h"
+#include "kernels/problem.h"
+
+namespace iotx::kernels {
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// The pitch of a stage whose rows hold `bytes` each: whole lines, an odd number of them, so
+// that consecutive rows spread over every L1 set instead of sharing a few.
+inline int64_t OddLinePitch(int64_t bytes) {
+  int64_t lines = CeilDiv(bytes, kLineBytes);
+  if (lines % 2 == 0) ++lines;
+  return lines * kLineBytes;
+}
+
+inline const Dim& RowsDim(const Problem& p) { return p.dims.back(); }
+inline const Dim& ColsDim(const Problem& p) {
+  return p.dims[static_cast<size_t>(SourceInnerDim(p))];
+}
+
+// The vector a band of columns uses: the widest the target has that the columns fill (narrow
+// planes would otherwise run only through the staged edge path).
+inline int64_t BandVectorBytes(int64_t col_bytes, const Machine& m) {
+  for (int64_t v = m.vector_bytes; v > 16; v /= 2) {
+    if (col_bytes >= v) return v;
+  }
+  return 16;
+}
+
+inline int64_t TileRows(int64_t e) { return std::max<int64_t>(1, 64 / e); }
+
+// The rows of a band walk's strip: one band reads strip rows source lines of one vector each,
+// and half the L1 holds them and the lines the hardware prefetches for the next band (768^2
+// f32 in cache: bands of 64 rows 0.72x memcpy, 384 rows 0.70-0.77; DRAM 8000^2: 64 rows
+// 0.74, 384 rows 0.84-0.85).
+inline int64_t BandStripRows(int64_t tile_rows, int64_t vector_bytes, const Machine& m) {
+  return std::max(tile_rows, m.l1d_bytes / (2 * vector_bytes) / tile_rows * tile_rows);
+}
+
+inline bool IsTilePlane(const Problem& p) {
+  return !p.dims.empty() && IsTileWidth(p.elem_bytes) && SourceInnerDim(p) >= 0 &&
+         SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
+}
+
+// The tile of a fused plane: the target's full vector (a fused plane's columns fill it).
+struct Fusion {
+  int rows2 = -1, cols2 = -1, rows3 = -1;
+  int64_t rows = 0, cols = 0;  // the fused extents
+};
+
+// The dims that join a plane's rows and columns into a fused plane (planner_strategy.cc), if
+// any: Fusion{} where none does.
+Fusion FindFusion(const Problem& p, const Machine& m);
+
+// With cache-bypassing stores, whether a walk of `rows` rows stages its destination runs:
+// the rows are not whole lines apart (`cols`' destination stride) and longer than a strip of
+// `strip_rows` (planner_strategy.cc).
+bool StagesStreamingRuns(const Dim& cols, int64_t rows, int64_t strip_rows);
+
+}  // namespace iotx::kernels
