@@ -63,7 +63,6 @@ struct LoopDim {
   int64_t dst_stride = 0;  // bytes
 };
 
-// Which kernel extent the innermost driver dim cuts into blocks (its last block may be short).
 // Why a staged fused walk copies each block's source rows into a second buffer before its
 // tiles read them (Nest::source_pitch > 0), recorded by the planner (FusedSourceCopy) so that
 // Describe names the rule that chose it rather than working it out again.
@@ -75,6 +74,7 @@ enum class SourceCopy : uint8_t {
                        // (thirtieth and thirty-first looks)
 };
 
+// Which kernel extent the innermost driver dim cuts into blocks (its last block may be short).
 enum class Blocked : uint8_t { kNone, kLoop, kRows, kCols, kBytes };
 
 struct Nest {

@@ -1,8 +1,9 @@
 // The planner's stages after folding (problem.h): each a small pure function, tested alone.
 //   ChooseStreaming -> ChooseStrategy -> ChooseTile -> SplitDriver -> DestinationLoopDim
 //   -> BuildNest
-// one file each: planner_stores.cc, planner_strategy.cc, planner_tile.cc, planner_split.cc and
-// planner_nest.cc (the loop order and the nest); planner_internal.h holds what they share.
+// Each stage has its file (planner_stores.cc, planner_strategy.cc, planner_tile.cc,
+// planner_split.cc, planner_nest.cc: the loop order and the nest); planner_internal.h holds
+// what more than one of them reads.
 // Every machine-dependent number comes from a Machine (machine.h): cache geometry as the CPU
 // reports it, the vector width of the Highway target, a calibrated streaming threshold.
 #pragma once
@@ -103,14 +104,14 @@ struct Tile {
 
 // A staged fused plane's source rows copied as runs before its tiles read them: the bytes
 // between those rows in the second buffer and why, or a pitch of 0 (SourceCopy::kNone) where
-// the tiles read the source in place. For 1-byte elements in DRAM (`streaming`) or where a tile's
-// source rows overfill an L2 set
-// (`rows_overfill_l2`, TileRowsOverfillAnL2Set), for 2-byte ones in DRAM where they overfill
-// one (thirty-first look), and where a block's row is at least four lines: a 1-byte tile loads
-// 64 rows at once, one line of each, and interleaves them twice before the next tile's loads,
-// so few lines are in flight, while a run copy reads each row's lines back to back with the
-// rows ahead prefetched (docs/performance.md, twelfth look); in cache, the copy's rows, an odd
-// number of lines apart, spread over the sets (thirtieth look).
+// the tiles read the source in place. For 1-byte elements in DRAM (`streaming`) or where a
+// tile's source rows overfill an L2 set (`rows_overfill_l2`, TileRowsOverfillAnL2Set), for
+// 2-byte ones in DRAM where they overfill one (thirty-first look), and where a block's row is
+// at least four lines: a 1-byte tile loads 64 rows at once, one line of each, and interleaves
+// them twice before the next tile's loads, so few lines are in flight, while a run copy reads
+// each row's lines back to back with the rows ahead prefetched (docs/performance.md, twelfth
+// look); in cache, the copy's rows, an odd number of lines apart, spread over the sets
+// (thirtieth look).
 struct SourceRowsCopy {
   int64_t pitch = 0;
   SourceCopy reason = SourceCopy::kNone;
