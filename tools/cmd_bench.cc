@@ -1,15 +1,16 @@
 // `iotx bench`: time the kernel on one case next to glibc memcpy of the same bytes (and a copy
 // with cache-bypassing stores), alternating in one process; print GB/s and the ratio.
+#include "cmd_bench.h"
+
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 #include <cmath>
 #include <iostream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_check.h"
 #include "cli_output.h"
-#include "cmd_bench.h"
 #include "command.h"
 #include "iotx/plan.h"
 #include "measure.h"
@@ -69,6 +70,14 @@ int RunBench(const BenchArgs& args) {
   std::vector<double> iotx_gbps, memcpy_gbps, stream_gbps, ratios;
   Status status;
   tbb::task_arena arena(args.threads);
+  if (args.check) {
+    // The kernel's threads as timed below.
+    arena.execute([&] { status = CheckAgainstNaive(**plan, *spec, elem); });
+    if (!status) {
+      PrintError(status.error());
+      return kExitFailure;
+    }
+  }
   arena.execute([&] {
     const auto run_iotx = [&] { status = Execute(**plan, src.data(), dst.data()); };
     const auto run_memcpy = [&] { measure::ParallelMemcpy(dst.data(), src.data(), bytes, args.threads); };
@@ -102,6 +111,7 @@ int RunBench(const BenchArgs& args) {
     j["threads"] = args.threads;
     j["reps"] = args.reps;
     j["huge_pages"] = huge;
+    if (args.check) j["check"] = "ok";
     j["iotx_gbps"] = a;
     j["memcpy_gbps"] = b;
     j["stream_copy_gbps"] = c;
@@ -118,9 +128,11 @@ int RunBench(const BenchArgs& args) {
         "  iotx         {:7.2f} GB/s\n"
         "  memcpy       {:7.2f} GB/s\n"
         "  stream copy  {:7.2f} GB/s  (cache-bypassing stores)\n"
-        "  ratio        {:7.2f}  (iotx / memcpy, median of per-run ratios)\n",
+        "  ratio        {:7.2f}  (iotx / memcpy, median of per-run ratios)\n"
+        "{}",
         DTypeName(spec->dtype), ToString(spec->shape), ToString(spec->perm), bytes, args.threads,
-        args.reps, a, b, c, r);
+        args.reps, a, b, c, r,
+        args.check ? "  check        ok (the output equals an element-by-element permute)\n" : "");
   }
   return kExitOk;
 }

@@ -15,6 +15,7 @@ struct BenchArgs {
   double min_seconds = 0.02;
   bool json = false;
   bool no_huge_pages = false;
+  bool check = false;           // compare the output with the naive permute before timing
   std::string stores = "auto";  // the kernel's stores: auto, regular or streaming
 };
 

@@ -439,6 +439,10 @@ void AddBenchCommand(CLI::App& app, CommandContext& ctx) {
       ->capture_default_str();
   cmd->add_flag("--no-huge-pages", args->no_huge_pages,
                 "Do not advise transparent huge pages for the buffers (4 KiB pages)");
+  cmd->add_flag("--check", args->check,
+                "Before timing, run the kernel once on a patterned source and compare its output "
+                "with an element-by-element permute; a difference fails the command (exit 1) "
+                "and names the first element that differs");
   cmd->callback([args, &ctx] { ctx.exit_code = RunBench(*args); });
 }
 

@@ -213,5 +213,32 @@ TEST(BenchCliTest, TextOutputAndUsageErrors) {
   EXPECT_EQ(RunTool({"bench", "--shape", "4,0", "--transpose", "1,0"}).exit_code, 1);
 }
 
+TEST(BenchCliTest, CheckComparesTheOutputWithAnElementByElementPermute) {
+  // Layouts of each strategy family and width, one and two threads: --check passes only where
+  // the kernel's output equals the naive permute of a source whose bytes all differ.
+  const std::vector<std::vector<std::string>> cases = {
+      {"--dtype", "f32", "--shape", "64,48", "--transpose", "1,0"},
+      {"--dtype", "i8", "--shape", "5,7,9,11,13", "--transpose", "4,3,2,1,0"},
+      {"--dtype", "bf16", "--shape", "6144,256", "--reshape", "3,2048,2,128", "--transpose",
+       "0,3,2,1"},
+      {"--dtype", "c128", "--shape", "33,17,5", "--transpose", "2,0,1"},
+      {"--dtype", "f64", "--shape", "96,114,8,2", "--transpose", "3,1,0,2"},
+  };
+  for (const auto& c : cases) {
+    for (const char* threads : {"1", "2"}) {
+      std::vector<std::string> args = {"bench", "--reps",  "1",         "--min-seconds",
+                                       "0.001", "--check", "--threads", threads};
+      args.insert(args.end(), c.begin(), c.end());
+      auto r = RunTool(args);
+      ASSERT_EQ(r.exit_code, 0) << args[9] << " " << args[11] << "\n" << r.err;
+      EXPECT_NE(r.out.find("check        ok"), std::string::npos) << r.out;
+    }
+  }
+  auto j = RunTool({"bench", "--dtype", "u8", "--shape", "24,40", "--transpose", "1,0", "--reps",
+                    "1", "--min-seconds", "0.001", "--check", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["check"], "ok") << j.out;
+}
+
 }  // namespace
 }  // namespace iotx::test
