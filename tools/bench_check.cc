@@ -61,15 +61,15 @@ std::string Hex(const uint8_t* p, size_t n) {
 
 }  // namespace
 
-Status CheckAgainstNaive(const Plan& plan, const PermuteSpec& spec, size_t elem_bytes) {
+Status CheckAgainstNaive(const Plan& plan, const PermuteSpec& spec, size_t elem_bytes,
+                         std::byte* src_bytes, std::byte* dst_bytes) {
   const size_t bytes = PlanBytes(plan);
   // On huge pages as the timed buffers: the naive permute reads one element from each of
   // pages far apart (a 16^7 reversal: 268 MB, 16 MiB between neighbours), and on 4 KiB pages
   // each read would also miss the TLB.
-  measure::Buffer src_buffer(bytes, /*huge_pages=*/true, 0), got_buffer(bytes, true, 0),
-      want_buffer(bytes, true, 0);
-  auto* src = reinterpret_cast<uint8_t*>(src_buffer.data());
-  auto* got = reinterpret_cast<uint8_t*>(got_buffer.data());
+  measure::Buffer want_buffer(bytes, /*huge_pages=*/true, 0);
+  auto* src = reinterpret_cast<uint8_t*>(src_bytes);
+  auto* got = reinterpret_cast<uint8_t*>(dst_bytes);
   auto* want = reinterpret_cast<uint8_t*>(want_buffer.data());
   // Every byte from a 64-bit linear congruential sequence: no two neighbouring elements alike.
   uint64_t state = 0x9e3779b97f4a7c15ULL;

@@ -11,9 +11,12 @@
 
 namespace iotx::cli {
 
-// Runs `plan` (made for `spec` with `elem_bytes` elements) once on the calling thread's oneTBB
-// arena and compares its output with the naive permute. Ok when every byte agrees; otherwise
-// the first output element that differs, its index and both values.
-Status CheckAgainstNaive(const Plan& plan, const PermuteSpec& spec, size_t elem_bytes);
+// Fills `src` with the pattern, runs `plan` (made for `spec` with `elem_bytes` elements) once
+// from it into `dst` on the calling thread's oneTBB arena (the bench's own buffers, which the
+// timing then reuses: its speed does not depend on the bytes) and compares the output with
+// the naive permute. Ok when every byte agrees; otherwise the first output element that
+// differs, its index and both values.
+Status CheckAgainstNaive(const Plan& plan, const PermuteSpec& spec, size_t elem_bytes,
+                         std::byte* src, std::byte* dst);
 
 }  // namespace iotx::cli

@@ -72,7 +72,7 @@ int RunBench(const BenchArgs& args) {
   tbb::task_arena arena(args.threads);
   if (args.check) {
     // The kernel's threads as timed below.
-    arena.execute([&] { status = CheckAgainstNaive(**plan, *spec, elem); });
+    arena.execute([&] { status = CheckAgainstNaive(**plan, *spec, elem, src.data(), dst.data()); });
     if (!status) {
       PrintError(status.error());
       return kExitFailure;

@@ -53,7 +53,8 @@ inline bool IsTilePlane(const Problem& p) {
          SourceInnerDim(p) != static_cast<int>(p.dims.size()) - 1;
 }
 
-// The tile of a fused plane: the target's full vector (a fused plane's columns fill it).
+// The dims a fused plane joins to its rows (rows2, then rows3 continuing them further) and to
+// its columns (cols2), -1 where none does, and the fused plane's extents.
 struct Fusion {
   int rows2 = -1, cols2 = -1, rows3 = -1;
   int64_t rows = 0, cols = 0;  // the fused extents

@@ -267,6 +267,8 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
         StageBlock(tile, e, fused_cols, RoundUp(fused_rows, tile.tile_rows), machine);
         tile.strip_rows = std::min(tile.strip_rows, kMaxFusedStripRows);
         // With stages_runs the stage holds a row of tiles past the strip (FusedBlocks' halo).
+        // The L2 sets are counted only for the widths that may copy (the count walks the
+        // tile's rows); FusedSourceCopy checks the width again for its other callers.
         const SourceRowsCopy copy = FusedSourceCopy(
             e, tile.block_cols, tile.strip_rows + (stages_runs ? tile.tile_rows : 0), streaming,
             CopiesFusedSourceRows(e) && TileRowsOverfillAnL2Set(folded, tile, machine));
