@@ -1,11 +1,13 @@
 #include "files/stale_temps.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cerrno>
 #include <charconv>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
@@ -38,9 +40,25 @@ std::optional<pid_t> TempOwner(std::string_view entry,
 
 bool ProcessGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
+// Whether `entry` is one of `keep`: the same file, by device and inode, where `keep` names it
+// directly or through links. A symlink among the temporaries is compared as itself, so a stale
+// link that leads to an input still goes (the input stays either way).
+bool Kept(const std::filesystem::path& entry, std::span<const std::filesystem::path> keep) {
+  struct stat self {};
+  if (lstat(entry.c_str(), &self) != 0) return false;
+  const bool link = S_ISLNK(self.st_mode);
+  for (const std::filesystem::path& file : keep) {
+    struct stat other {};
+    if ((link ? lstat(file.c_str(), &other) : stat(file.c_str(), &other)) != 0) continue;
+    if (other.st_dev == self.st_dev && other.st_ino == self.st_ino) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::string> names) {
+size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::string> names,
+                        std::span<const std::filesystem::path> keep) {
   const std::unordered_set<std::string_view> wanted(names.begin(), names.end());
   size_t removed = 0;
   std::error_code ec;
@@ -51,7 +69,7 @@ size_t RemoveStaleTemps(const std::filesystem::path& dir, std::span<const std::s
     // shard named ".model-1.safetensors.tmp-99-x" beside "model-1.safetensors").
     if (wanted.contains(entry)) continue;
     const std::optional<pid_t> owner = TempOwner(entry, wanted);
-    if (!owner || !ProcessGone(*owner)) continue;
+    if (!owner || !ProcessGone(*owner) || Kept(it->path(), keep)) continue;
     std::error_code remove_ec;
     // remove() unlinks a symlink itself, never what it points to.
     if (it->symlink_status(remove_ec).type() != std::filesystem::file_type::directory &&

@@ -72,8 +72,10 @@ Expected<WrapFilesReport> WrapFiles(const WrapFilesRequest& request) {
   // Not beside a FIFO or /dev/stdout, which are written into (WriteModule), not replaced.
   const std::filesystem::path output(request.output);
   if (files::ClassifyTarget(output) != files::TargetKind::kStream) {
+    // Never an input, however its name spells a temporary of the output.
+    read.push_back(request.hlo);
     files::RemoveStaleTemps(output.has_parent_path() ? output.parent_path() : ".",
-                            std::vector<std::string>{output.filename().string()});
+                            std::vector<std::string>{output.filename().string()}, read);
   }
   IOTX_RETURN_IF_ERROR(WriteModule(wrapped.module, request.output));
   report.produced = true;

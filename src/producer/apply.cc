@@ -57,12 +57,18 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
 
   // Temporaries that a run killed while writing these outputs left behind (never under a
   // final name); those whose writer is gone are removed, so repeated kills do not pile up.
+  // Never an input, nor an output another host writes, whatever its name spells. The index's
+  // only where no other host may be writing it (a writer's pid means nothing on another host).
   std::vector<std::string> names;
+  std::vector<std::filesystem::path> keep;
   for (const PlannedOutput& output : plan.outputs) {
     if (output.selected) names.push_back(output.path.filename().string());
+    keep.push_back(output.path);
   }
-  if (!plan.index.empty()) names.push_back(plan.index.filename().string());
-  files::RemoveStaleTemps(options.out_dir, names);
+  if (!plan.index.empty() && !options.shard) names.push_back(plan.index.filename().string());
+  for (const SourceFile& file : inputs.files) keep.push_back(file.path);
+  if (inputs.index) keep.push_back(inputs.index->path);
+  files::RemoveStaleTemps(options.out_dir, names, keep);
 
   // What this run writes, each file's tensors in file order so files are written front to
   // back; a shard whose output is complete already is left as it is.

@@ -53,11 +53,14 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
   if (!plan.nothing_to_do.empty()) return report;
   report.spec_count = plan.simplified.size();
   const WorkDir& workdir = plan.workdir;
+  // The inputs stay, however their names look like a dead writer's temporaries.
+  std::vector<std::filesystem::path> inputs;
+  for (const SourceFile& file : plan.tensors.files) inputs.push_back(file.path);
 
   if (plan.verify) {
     IOTX_RETURN_IF_ERROR(MakeTransposedDir(workdir));
     report.stale_temps_removed +=
-        files::RemoveStaleTemps(workdir.transposed_dir(), VerifyOutputNames(plan));
+        files::RemoveStaleTemps(workdir.transposed_dir(), VerifyOutputNames(plan), inputs);
     IOTX_ASSIGN_OR_RETURN(report.inputs,
                           WriteTransposedInputs(plan, files::Durability::kDurable));
     report.pickle_written = true;
@@ -69,7 +72,7 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
 
   if (plan.json_changed) {
     const std::string names[] = {kIoTransposesFile};
-    report.stale_temps_removed += files::RemoveStaleTemps(workdir.root, names);
+    report.stale_temps_removed += files::RemoveStaleTemps(workdir.root, names, inputs);
     IOTX_RETURN_IF_ERROR(
         files::WriteFileAtomically(workdir.io_transposes(), plan.json_text, {.root = workdir.root}));
     report.json_rewritten = true;
@@ -80,7 +83,7 @@ Expected<MaterializeReport> Materialize(const MaterializeOptions& options) {
   std::vector<std::string> link_names;
   for (const LinkSource& source : sources) link_names.push_back(source.name);
   for (const std::filesystem::path& dir : workdir.partition_dirs) {
-    report.stale_temps_removed += files::RemoveStaleTemps(workdir.root / dir, link_names);
+    report.stale_temps_removed += files::RemoveStaleTemps(workdir.root / dir, link_names, inputs);
   }
   IOTX_ASSIGN_OR_RETURN(report.links, FanOut(workdir, sources, &report.warnings));
   return report;

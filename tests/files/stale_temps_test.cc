@@ -15,6 +15,7 @@ namespace iotx::files {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ReadFile;
 using test::TempDir;
 using test::WriteFile;
 
@@ -63,6 +64,33 @@ TEST(StaleTempsTest, AnOutputNamedLikeAnotherOutputsTemporaryStays) {
   EXPECT_TRUE(fs::exists(dir / lookalike));
   const std::string only_shard[] = {shard};  // not an output of this run: a stale temporary
   EXPECT_EQ(RemoveStaleTemps(dir.path(), only_shard), 1u);
+}
+
+TEST(StaleTempsTest, KeptFilesStayWhateverTheirNamesSpell) {
+  // An input given from the out dir, or another host's output, named like a dead writer's
+  // temporary of this run's output: kept by identity, whichever path names it.
+  TempDir dir;
+  TempDir elsewhere;
+  const std::string dead = std::to_string(DeadPid());
+  const std::string input = ".value_a.npy.tmp-" + dead + "-1-0";
+  const std::string other_host = ".value_a.npy.tmp-" + dead + "-2-0";
+  const std::string stale = ".value_a.npy.tmp-" + dead + "-3-0";
+  const std::string stale_link = ".value_a.npy.tmp-link-" + dead + "-4";
+  for (const std::string& name : {input, other_host, stale}) WriteFile(dir / name, name);
+  WriteFile(elsewhere / "target", "t");
+  fs::create_symlink(elsewhere / "target", dir / stale_link);
+  fs::create_symlink(dir / input, elsewhere / "link-to-input");  // the input named through a link
+
+  const std::string names[] = {"value_a.npy"};
+  const fs::path keep[] = {elsewhere / "link-to-input", dir / other_host, elsewhere / "target",
+                           dir / "absent"};
+  EXPECT_EQ(RemoveStaleTemps(dir.path(), names, keep), 2u);
+  EXPECT_EQ(ReadFile(dir / input), input);
+  EXPECT_EQ(ReadFile(dir / other_host), other_host);
+  EXPECT_FALSE(fs::exists(dir / stale));
+  // A stale link goes though what it leads to is kept, and that stays.
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / stale_link)));
+  EXPECT_EQ(ReadFile(elsewhere / "target"), "t");
 }
 
 TEST(StaleTempsTest, AMissingDirectoryRemovesNothing) {

@@ -128,6 +128,29 @@ TEST_F(ShardedTest, ARerunSkipsCompleteShardsAndRewritesDamagedOnes) {
   ExpectOutput();
 }
 
+TEST_F(ShardedTest, AHostLeavesAnotherHostsShardThatSpellsItsTemporary) {
+  // Shard names come from the index: the first here spells a dead writer's temporary of the
+  // second's output (the pid above Linux's largest pid_max). The host converting the second
+  // cleans up its own outputs' temporaries, never another host's output.
+  MakeCheckpoint(8);
+  const std::string lookalike = "." + Shard(2) + ".tmp-4194305-1-0";
+  fs::rename(in_ + "/" + Shard(1), in_ + "/" + lookalike);
+  std::string index = ReadFile(in_ + "/" + kIndex);
+  for (size_t at; (at = index.find(Shard(1))) != std::string::npos;) {
+    index.replace(at, Shard(1).size(), lookalike);
+  }
+  WriteFile(in_ + "/" + kIndex, index);
+  // Sorted by name, the lookalike is position 0 (host 0), Shard(2) position 1 (host 1).
+  ProcessResult first = Apply({"--shard", "0/2"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_TRUE(fs::exists(out_ + "/" + lookalike));
+  ProcessResult second = Apply({"--shard", "1/2"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(fs::exists(out_ + "/" + lookalike)) << "host 0's shard removed by host 1";
+  EXPECT_THAT(second.out, HasSubstr("complete; wrote the index"));
+  ExpectOutput();
+}
+
 TEST_F(ShardedTest, FinishIndexWritesTheIndexOnlyWhenEveryShardIsComplete) {
   MakeCheckpoint(6);
   ASSERT_EQ(Apply({"--shard", "0/2"}).exit_code, 0);

@@ -492,6 +492,24 @@ TEST_F(ApplyErrorTest, AnOutputThatIsAnInputIsRefusedUntouched) {
   EXPECT_EQ(ReadFile(in_ + "/big.npy"), ReadFile(out_ + "/value_big.npy"));
 }
 
+TEST_F(ApplyErrorTest, AnInputNamedLikeAStaleTemporaryOfItsOutputStays) {
+  // An input in the out dir whose name spells a dead writer's temporary of the output it
+  // becomes (the pid above Linux's largest pid_max): the cleanup of killed runs'
+  // temporaries, which runs before the first write, leaves it.
+  fs::create_directories(out_);
+  const std::string input = out_ + "/.value_small.npy.tmp-4194305-1-0";
+  fs::copy_file(in_ + "/small.npy", input);
+  ProcessResult r = Apply({"--input", "small=" + input, "--input", "big=" + in_ + "/big.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(input)) << "the input was removed as a stale temporary";
+  EXPECT_EQ(ReadFile(input), ReadFile(in_ + "/small.npy"));
+  r = RunPython(
+      "import sys, numpy as np\n"
+      "assert (np.load(sys.argv[1]) == np.load(sys.argv[2]).T).all()\n",
+      {out_ + "/value_small.npy", in_ + "/small.npy"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(ApplyErrorTest, AnEmptyReshapeNoReaderCouldMakeIsRefused) {
   // numpy makes (0, 2**60) float32 but refuses (0, 2**61): the other extents of an empty
   // array must still fit 2^63 bytes, or np.load of the output would fail.

@@ -223,6 +223,28 @@ TEST(WrapCliTest, AnOutputOverAnInputIsRefusedUntouched) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST(WrapCliTest, InputsNamedLikeTheOutputsStaleTemporariesStay) {
+  // Inputs whose names spell a dead writer's temporary of --output (the pid above Linux's
+  // largest pid_max): the cleanup of killed runs' temporaries before the write leaves them,
+  // and removes a real one.
+  WorkDir work("jax_module.textproto");
+  fs::copy_file(WrapTestdata("jax_io_transposes.json"), work / ".out.pb.tmp-4194305-1-0");
+  fs::rename(work / "model.neff", work / ".out.pb.tmp-4194305-2-0");
+  fs::rename(work / "m.pb", work / ".out.pb.tmp-4194305-3-0");
+  WriteFile(work / ".out.pb.tmp-4194305-4-0", "a killed run's");
+  ProcessResult r =
+      RunTool({"wrap", "--hlo", ".out.pb.tmp-4194305-3-0", "--neff", ".out.pb.tmp-4194305-2-0",
+               "--io_transposes", ".out.pb.tmp-4194305-1-0", "--output", "out.pb"},
+              work.dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int k = 1; k <= 3; ++k) {
+    EXPECT_TRUE(work.Has(".out.pb.tmp-4194305-" + std::to_string(k) + "-0")) << k;
+  }
+  EXPECT_EQ(ReadFile(work / ".out.pb.tmp-4194305-2-0"), kNeff);
+  EXPECT_FALSE(work.Has(".out.pb.tmp-4194305-4-0"));
+  EXPECT_TRUE(work.Has("out.pb"));
+}
+
 TEST(WrapCliTest, BadInputFailsWithACodeAndWritesNothing) {
   {
     WorkDir work("jax_module.textproto");
