@@ -66,6 +66,7 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
     keep.push_back(output.path);
   }
   if (!plan.index.empty() && !options.shard) names.push_back(plan.index.filename().string());
+  keep.push_back(options.io_transposes);
   for (const SourceFile& file : inputs.files) keep.push_back(file.path);
   if (inputs.index) keep.push_back(inputs.index->path);
   files::RemoveStaleTemps(options.out_dir, names, keep);
