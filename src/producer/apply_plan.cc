@@ -90,6 +90,25 @@ Expected<io::Tensor> OutputOf(const io::Tensor& tensor, const std::optional<Tran
   return out;
 }
 
+// A source file that an earlier `iotx apply` wrote (its __metadata__ records the transposes
+// applied): its tensors are in device layout, and converting them again would permute them
+// twice (and record only the second spec).
+Status CheckNotConverted(const TensorSet& inputs) {
+  for (const SourceFile& file : inputs.files) {
+    if (!file.metadata) continue;
+    for (const auto& [key, value] : *file.metadata) {
+      if (key != kTransposesMetadataKey) continue;
+      return Fail(Error(ErrorCode::kAlreadyInDeviceLayout,
+                        "its __metadata__ records \"" + std::string(kTransposesMetadataKey) +
+                            "\": an iotx apply output, whose tensors are in device layout "
+                            "already; converting it again would permute them twice (give the "
+                            "original checkpoint)")
+                      .InFile(file.path.string()));
+    }
+  }
+  return Ok();
+}
+
 Status CheckOutDir(const std::filesystem::path& out_dir) {
   std::error_code ec;
   if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec)) {
@@ -112,10 +131,29 @@ std::vector<io::Tensor> OutputsOf(const ApplyPlan& plan, const std::vector<size_
   return outs;
 }
 
+// An output's __metadata__: the source's, then kTransposesMetadataKey recording the specs of
+// `tensors`.
+io::SafetensorsMetadata OutputMetadata(const ApplyPlan& plan, const std::vector<size_t>& tensors,
+                                       const std::optional<io::SafetensorsMetadata>& source) {
+  std::vector<size_t> by_name = tensors;
+  std::sort(by_name.begin(), by_name.end(), [&plan](size_t a, size_t b) {
+    return plan.tensors[a].output.name < plan.tensors[b].output.name;
+  });
+  SpecMap applied;
+  for (size_t t : by_name) {
+    if (plan.tensors[t].spec)
+      applied.TryEmplace(plan.tensors[t].output.name, *plan.tensors[t].spec);
+  }
+  io::SafetensorsMetadata metadata = source.value_or(io::SafetensorsMetadata{});
+  metadata.emplace_back(kTransposesMetadataKey, SerializeIoTransposes(applied));
+  return metadata;
+}
+
 Expected<PlannedOutput> SafetensorsOutput(const ApplyPlan& plan, std::filesystem::path path,
                                           std::vector<size_t> tensors,
                                           const std::optional<io::SafetensorsMetadata>& metadata) {
-  auto layout = io::SafetensorsLayout(OutputsOf(plan, tensors), metadata);
+  auto layout =
+      io::SafetensorsLayout(OutputsOf(plan, tensors), OutputMetadata(plan, tensors, metadata));
   if (!layout) return Fail(std::move(layout).error().InFile(path.string()));
   return PlannedOutput{std::move(path), std::move(*layout), std::move(tensors), 0, true};
 }
@@ -170,6 +208,8 @@ std::string SafetensorsOutputName(const TensorSet& inputs) { return inputs.stem 
 
 Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& options) {
   ApplyPlan plan;
+  // First: whatever the specs say, they were not written for tensors in device layout.
+  IOTX_RETURN_IF_ERROR(CheckNotConverted(inputs));
   IOTX_ASSIGN_OR_RETURN(IoTransposes specs, ReadIoTransposes(options.io_transposes.string()));
   plan.warnings = std::move(specs.warnings);
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "files/atomic_file.h"
@@ -50,6 +51,14 @@ struct ApplyOptions {
   // one thread at a time.
   std::function<void(uint64_t, uint64_t)> progress;
 };
+
+// The `__metadata__` key under which every safetensors output of `iotx apply` records the
+// transposes applied to its tensors: their simplified specs as io_transposes.json holds them
+// (SerializeIoTransposes), in name order, "[]" for none. A re-run that finds a complete shard
+// laid out for other specs (a square matrix transposed or not keeps its shape) rewrites it,
+// and a file that carries the key is refused as an input (IOTX_E222): its tensors are in
+// device layout already.
+inline constexpr std::string_view kTransposesMetadataKey = "iotx.io_transposes";
 
 struct PlannedTensor {
   std::optional<TransposeSpec> spec;  // simplified against the tensor's shape; none: a copy

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,55 @@ TEST_F(ShardedTest, AHostLeavesAnotherHostsShardThatSpellsItsTemporary) {
   EXPECT_TRUE(fs::exists(out_ + "/" + lookalike)) << "host 0's shard removed by host 1";
   EXPECT_THAT(second.out, HasSubstr("complete; wrote the index"));
   ExpectOutput();
+}
+
+TEST_F(ShardedTest, ARerunWithOtherSpecsRewritesAShardWhoseShapesStayTheSame) {
+  // A 2-D tensor [a, b] given {reshape [b, a], transpose [1, 0]} keeps its shape and header
+  // but not its bytes: the record of the specs in each shard's __metadata__ is what tells a
+  // re-run with the specs fixed that the shard converted without them is not this run's.
+  MakeCheckpoint(9);
+  ProcessResult found = RunPython(
+      "import json, os, struct, sys\n"
+      "d = sys.argv[1]\n"
+      "index = json.load(open(os.path.join(d, 'model.safetensors.index.json')))\n"
+      "for name, f in sorted(index['weight_map'].items()):\n"
+      "    raw = open(os.path.join(d, f), 'rb').read()\n"
+      "    n = struct.unpack('<Q', raw[:8])[0]\n"
+      "    shape = json.loads(raw[8:8 + n])[name]['shape']\n"
+      "    if len(shape) == 2 and min(shape) > 1 and shape[0] != shape[1]:\n"
+      "        print(name, shape[0], shape[1]); break\n",
+      {in_});
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  std::istringstream fields(found.out);
+  std::string name, a, b;
+  ASSERT_TRUE(fields >> name >> a >> b) << "no 2-D tensor in the checkpoint";
+  WriteFile(in_ + "/io_transposes.json", "[]");
+  ASSERT_EQ(Apply().exit_code, 0);
+  WriteFile(in_ + "/io_transposes.json", "[{\"input_name\": \"" + name + "\", \"reshape\": [" + b +
+                                             ", " + a + "], \"transpose\": [1, 0]}]");
+  ProcessResult again = Apply();
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("wrote 1 file"));
+  EXPECT_THAT(again.out, HasSubstr("skipped 3 shards already written completely"));
+  ExpectOutput();
+}
+
+TEST_F(ShardedTest, AnOutputOfApplyIsRefusedAsAnInput) {
+  MakeCheckpoint(10);
+  ASSERT_EQ(Apply().exit_code, 0);
+  const std::string twice = temp_ / "twice";
+  ProcessResult r = RunTool({"apply", "--io-transposes", in_ + "/io_transposes.json", "--inputs",
+                             out_ + "/" + kIndex, "--out-dir", twice});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("iotx: error: IOTX_E222"));
+  EXPECT_THAT(r.err, HasSubstr(Shard(1) + ": its __metadata__ records \"iotx.io_transposes\""));
+  EXPECT_FALSE(fs::exists(twice));
+  // A single file too, whichever output format is asked for.
+  r = RunTool({"apply", "--io-transposes", in_ + "/io_transposes.json", "--inputs",
+               out_ + "/" + Shard(2), "--out-dir", twice, "--format", "npy"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("IOTX_E222"));
+  EXPECT_FALSE(fs::exists(twice));
 }
 
 TEST_F(ShardedTest, FinishIndexWritesTheIndexOnlyWhenEveryShardIsComplete) {

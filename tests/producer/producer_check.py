@@ -31,7 +31,8 @@ Commands (each prints OK or fails with a message):
         DIR/io_transposes.json with specs for most tensors
   check-sharded DIR OUT
         OUT holds the same shard files, each with the same tensors (device layout per the
-        original specs, same dtype names) and __metadata__, and an index identical to DIR's
+        original specs, same dtype names) and __metadata__ plus "iotx.io_transposes" (the
+        simplified specs of its tensors), and an index identical to DIR's
 """
 import argparse
 import glob
@@ -99,6 +100,25 @@ def simplified_json(specs, tensors):
 
 
 # --- random inputs -------------------------------------------------------------------------
+def applied_record(specs, tensors):
+    """What iotx apply records in a safetensors output's __metadata__ under
+    "iotx.io_transposes": the simplified specs of the file's tensors, sorted by name, as
+    json.dumps writes them."""
+    first, out = first_specs(specs), []
+    for name in sorted(tensors):
+        if name in first:
+            s = first[name]
+            r, t = simplify(s["reshape"], s["transpose"], list(tensors[name].shape))
+            out.append({"input_name": name, "reshape": r, "transpose": t})
+    return json.dumps(out)
+
+
+def output_metadata(source_metadata, specs, tensors):
+    meta = dict(source_metadata or {})
+    meta["iotx.io_transposes"] = applied_record(specs, tensors)
+    return meta
+
+
 def random_array(rng, shape, dtype):
     n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     return np.frombuffer(rng.bytes(n), dtype=dtype).reshape(shape).copy()
@@ -429,11 +449,13 @@ def cmd_check_sharded(args):
     expect_equal("files", sorted(os.listdir(args.out)), sorted(shards + [index_name]))
     expect_equal("index bytes", open(os.path.join(args.out, index_name), "rb").read(),
                  open(os.path.join(args.dir, index_name), "rb").read())
-    first = first_specs(json.load(open(os.path.join(args.dir, "io_transposes.json"))))
+    specs = json.load(open(os.path.join(args.dir, "io_transposes.json")))
+    first = first_specs(specs)
     for shard in shards:
         want, want_meta = read_safetensors(os.path.join(args.dir, shard))
         got, got_meta = read_safetensors(os.path.join(args.out, shard))
-        expect_equal(shard + " metadata", got_meta, want_meta)
+        expect_equal(shard + " metadata", got_meta,
+                     output_metadata(want_meta, specs, {n: a for n, (_, a) in want.items()}))
         expect_equal(shard + " tensors", sorted(got), sorted(want))
         for name, (dtype, a) in want.items():
             expect_equal(name + " dtype name", got[name][0], dtype)
@@ -453,7 +475,8 @@ def load_inputs(d):
 
 def cmd_check_apply(args):
     tensors, metadata = load_inputs(args.dir)
-    first = first_specs(json.load(open(os.path.join(args.dir, "io_transposes.json"))))
+    specs = json.load(open(os.path.join(args.dir, "io_transposes.json")))
+    first = first_specs(specs)
     if args.format == "npy":
         expect_equal("files", sorted(os.listdir(args.out)),
                      sorted(f"value_{n}.npy" for n in tensors))
@@ -463,7 +486,7 @@ def cmd_check_apply(args):
     else:
         expect_equal("files", os.listdir(args.out), [args.name])
         got, got_meta = read_safetensors(os.path.join(args.out, args.name))
-        expect_equal("metadata", got_meta, metadata)
+        expect_equal("metadata", got_meta, output_metadata(metadata, specs, tensors))
         expect_equal("tensors", sorted(got), sorted(tensors))
         for name, a in tensors.items():
             expect_equal(name + " dtype name", got[name][0], ST_DTYPE[a.dtype.str])
