@@ -23,6 +23,11 @@ namespace iotx::files {
 
 class MappedFile;
 
+// The longest final name an atomic write can take: its temporary adds "." and a suffix of at
+// most 63 bytes (".tmp-<pid>-<counter>-<16 hex digits>"), and NAME_MAX is 255 on Linux file
+// systems. (schema's input-name check keeps the same 64 bytes of room.)
+inline constexpr size_t kMaxAtomicFileNameBytes = 255 - 64;
+
 // What Commit() promises about the data once the final name holds it.
 enum class Durability {
   // fsync of the file before the rename and of the directory after it: the file survives a

@@ -231,6 +231,10 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
     plan.tensors.push_back(std::move(planned));
   }
   IOTX_RETURN_IF_ERROR(PlanOutputs(inputs, options, plan));
+  for (const PlannedOutput& output : plan.outputs) {
+    if (output.selected) IOTX_RETURN_IF_ERROR(CheckOutputName(output.path));
+  }
+  if (!plan.index.empty()) IOTX_RETURN_IF_ERROR(CheckOutputName(plan.index));
 
   std::error_code ec;
   if (std::filesystem::is_directory(options.out_dir, ec)) {

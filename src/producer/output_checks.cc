@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "files/atomic_file.h"
 #include "files/output_target.h"
 #include "files/path_safety.h"
 #include "iotx/spec.h"
@@ -14,6 +15,17 @@ Status CheckValueFileName(const std::string& input_name) {
   // CheckInputName holds every rule, the length that fits NAME_MAX included, so `iotx
   // validate` refuses exactly what the writers would.
   return CheckInputName(input_name);
+}
+
+Status CheckOutputName(const std::filesystem::path& path) {
+  const size_t bytes = path.filename().string().size();
+  if (bytes <= files::kMaxAtomicFileNameBytes) return Ok();
+  return Fail(Error(ErrorCode::kIoWrite,
+                    "the file name is " + std::to_string(bytes) + " bytes; the temporary an " +
+                        "atomic write goes through adds up to 64 (NAME_MAX is 255), so at most " +
+                        std::to_string(files::kMaxAtomicFileNameBytes) +
+                        " can be written; rename the input")
+                  .InFile(path.string()));
 }
 
 Status CheckOutputFile(const std::filesystem::path& root, const std::filesystem::path& path,

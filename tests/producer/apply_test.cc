@@ -510,6 +510,24 @@ TEST_F(ApplyErrorTest, AnInputNamedLikeAStaleTemporaryOfItsOutputStays) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST_F(ApplyErrorTest, AnOutputNameWithNoRoomForItsTemporaryIsRefusedFirst) {
+  // A 200-byte file name exists as the input, but the output of that name is written through
+  // a temporary up to 64 bytes longer, past NAME_MAX (255): refused before the out dir is
+  // made, where the write would have failed only on reaching it.
+  const std::string input = in_ + "/" + std::string(188, 's') + ".safetensors";
+  ProcessResult made = RunPython(
+      "import json, struct, sys\n"
+      "h = json.dumps({'t': {'dtype': 'U8', 'shape': [8], 'data_offsets': [0, 8]}}).encode()\n"
+      "h += b' ' * (-len(h) % 8)\n"
+      "open(sys.argv[1], 'wb').write(struct.pack('<Q', len(h)) + h + bytes(8))\n",
+      {input});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  WriteSpecs("[]");
+  ExpectFailure(Apply({"--inputs", input}), "IOTX_E302",
+                {"the file name is 200 bytes", "at most 191 can be written"});
+  EXPECT_FALSE(fs::exists(out_)) << "the out dir was made before the check";
+}
+
 TEST_F(ApplyErrorTest, AnEmptyReshapeNoReaderCouldMakeIsRefused) {
   // numpy makes (0, 2**60) float32 but refuses (0, 2**61): the other extents of an empty
   // array must still fit 2^63 bytes, or np.load of the output would fail.
