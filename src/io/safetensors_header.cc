@@ -29,12 +29,16 @@ class HeaderReader {
     if (state_ == State::kShape || state_ == State::kOffsets) {
       if (state_ == State::kShape) {
         if (current_.shape.size() >= kMaxRank) {
-          return Fail("shape has more than " + std::to_string(kMaxRank) + " dimensions");
+          return Fail("shape has more than " + std::to_string(kMaxRank) + " dimensions",
+                      current_.name);
         }
-        if (value > static_cast<uint64_t>(INT64_MAX)) return Fail("shape dimension too large");
+        if (value > static_cast<uint64_t>(INT64_MAX)) {
+          return Fail("shape dimension " + std::to_string(value) + " exceeds 2^63 - 1",
+                      current_.name);
+        }
         current_.shape.push_back(static_cast<int64_t>(value));
       } else {
-        if (offsets_seen_ >= 2) return Fail("data_offsets must be [begin, end]");
+        if (offsets_seen_ >= 2) return Fail("data_offsets must be [begin, end]", current_.name);
         (offsets_seen_++ == 0 ? current_.begin : current_.end) = value;
       }
       return true;
@@ -91,7 +95,11 @@ class HeaderReader {
 
   bool key(json::string_t& key) {
     if (!keys_.back().insert(key).second) {
-      return Fail("key \"" + key + "\" appears twice", state_ == State::kTop ? key : std::string());
+      // Named by the entry it is repeated in: a tensor's field, a __metadata__ key, or a tensor.
+      const std::string in = state_ == State::kTop        ? key
+                             : state_ == State::kMetadata ? std::string("__metadata__")
+                                                          : current_.name;
+      return Fail("key \"" + key + "\" appears twice", in);
     }
     if (state_ == State::kTensor) {
       field_ = key == "dtype"          ? Field::kDType

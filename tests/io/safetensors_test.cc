@@ -106,10 +106,12 @@ TEST(SafetensorsTest, RejectsDuplicateKeys) {
                        Tensor("a", "U8", "[1]", 1, 2) + "}",
                    "xy"),
               "key \"a\" appears twice", "a");
-  ExpectError(File("{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"}}", ""), "key \"k\" appears twice");
+  ExpectError(File("{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"}}", ""), "key \"k\" appears twice",
+              "__metadata__");
+  // A field repeated within a tensor's entry names the tensor.
   ExpectError(
       File("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", "x"),
-      "key \"dtype\" appears twice");
+      "key \"dtype\" appears twice", "a");
 }
 
 TEST(SafetensorsTest, RejectsMalformedEntries) {
@@ -129,7 +131,7 @@ TEST(SafetensorsTest, RejectsMalformedEntries) {
   ExpectError(File(std::string("{") + Tensor("t", "U8", "[\"1\"]", 0, 1) + "}", "x"),
               "shape holds a string", "t");
   ExpectError(File("{\"t\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1,2]}}", "x"),
-              "data_offsets must be [begin, end]");
+              "data_offsets must be [begin, end]", "t");
   ExpectError(File("{\"t\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0]}}", "x"),
               "data_offsets must be [begin, end]", "t");
   ExpectError(File("{\"t\":{\"dtype\":7,\"shape\":[1],\"data_offsets\":[0,1]}}", "x"),
@@ -137,7 +139,9 @@ TEST(SafetensorsTest, RejectsMalformedEntries) {
   std::string shape = "[";
   for (int i = 0; i < 65; ++i) shape += i ? ",1" : "1";
   ExpectError(File(std::string("{") + Tensor("t", "U8", shape + "]", 0, 1) + "}", "x"),
-              "shape has more than 64 dimensions");
+              "shape has more than 64 dimensions", "t");
+  ExpectError(File(std::string("{") + Tensor("t", "U8", "[18446744073709551615]", 0, 1) + "}", "x"),
+              "shape dimension 18446744073709551615 exceeds 2^63 - 1", "t");
   std::string deep = std::string(70, '[') + std::string(70, ']');
   ExpectError(File("{\"t\":{\"extra\":" + deep + "}}", ""), "nested deeper than 64");
 }
