@@ -13,7 +13,8 @@ namespace iotx {
 std::string FormatBytes(uint64_t bytes);
 
 // The first `shown` names of `items` (name_of(item) -> string-like), joined by ", ", with
-// ", ..." when there are more, or "none": how a message lists what was there instead.
+// ", ..." when there are more, or "none" when there are no items: how a message lists what
+// was there instead. An empty name is written "" (a tensor may be named so).
 template <class Items, class NameOf>
 std::string ListFirstNames(const Items& items, NameOf name_of, size_t shown = 8) {
   std::string out;
@@ -24,9 +25,11 @@ std::string ListFirstNames(const Items& items, NameOf name_of, size_t shown = 8)
       break;
     }
     if (i++ > 0) out += ", ";
-    out += std::string_view(name_of(item));
+    const auto& named = name_of(item);  // a temporary string lives as long as this reference
+    const std::string_view name(named);
+    out += name.empty() ? std::string_view("\"\"") : name;
   }
-  return out.empty() ? "none" : out;
+  return i == 0 ? "none" : out;
 }
 
 // `text` safe to print on a terminal or in a log: every control character becomes a visible

@@ -86,6 +86,16 @@ TEST(ShortListTest, ListsShortOnesWholeAndSaysHowLongALongOneIs) {
             "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ..., 9] (1000000 values)");
 }
 
+TEST(ListFirstNamesTest, ListsTheFirstNamesAndSaysNoneOnlyForNoItems) {
+  const auto self = [](const std::string& s) -> const std::string& { return s; };
+  EXPECT_EQ(ListFirstNames(std::vector<std::string>{}, self), "none");
+  EXPECT_EQ(ListFirstNames(std::vector<std::string>{"a", "b"}, self), "a, b");
+  // A tensor may be named "": it is listed, not taken for no inputs at all.
+  EXPECT_EQ(ListFirstNames(std::vector<std::string>{""}, self), "\"\"");
+  EXPECT_EQ(ListFirstNames(std::vector<std::string>{"a", "", "c"}, self), "a, \"\", c");
+  EXPECT_EQ(ListFirstNames(std::vector<std::string>{"1", "2", "3"}, self, 2), "1, 2, ...");
+}
+
 TEST(ErrorToStringTest, EscapesEveryPartAndBoundsTheMessage) {
   const Error forged = Error(ErrorCode::kUnsafeName, "bad name \"x\nIOTX_E000 all fine\"")
                            .InFile("dir\n/io.json")
