@@ -60,15 +60,12 @@ Expected<ApplyReport> Apply(const TensorSet& inputs, const ApplyOptions& options
   // Never an input, nor an output another host writes, whatever its name spells. The index's
   // only where no other host may be writing it (a writer's pid means nothing on another host).
   std::vector<std::string> names;
-  std::vector<std::filesystem::path> keep;
+  std::vector<std::filesystem::path> keep = FilesRead(inputs, options);
   for (const PlannedOutput& output : plan.outputs) {
     if (output.selected) names.push_back(output.path.filename().string());
     keep.push_back(output.path);
   }
   if (!plan.index.empty() && !options.shard) names.push_back(plan.index.filename().string());
-  keep.push_back(options.io_transposes);
-  for (const SourceFile& file : inputs.files) keep.push_back(file.path);
-  if (inputs.index) keep.push_back(inputs.index->path);
   files::RemoveStaleTemps(options.out_dir, names, keep);
 
   // What this run writes, each file's tensors in file order so files are written front to

@@ -206,6 +206,13 @@ Status PlanOutputs(const TensorSet& inputs, const ApplyOptions& options, ApplyPl
 
 std::string SafetensorsOutputName(const TensorSet& inputs) { return inputs.stem + ".safetensors"; }
 
+std::vector<std::filesystem::path> FilesRead(const TensorSet& inputs, const ApplyOptions& options) {
+  std::vector<std::filesystem::path> read{options.io_transposes};
+  for (const SourceFile& file : inputs.files) read.push_back(file.path);
+  if (inputs.index) read.push_back(inputs.index->path);
+  return read;
+}
+
 Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& options) {
   ApplyPlan plan;
   // First: whatever the specs say, they were not written for tensors in device layout.
@@ -238,9 +245,7 @@ Expected<ApplyPlan> PlanApply(const TensorSet& inputs, const ApplyOptions& optio
 
   std::error_code ec;
   if (std::filesystem::is_directory(options.out_dir, ec)) {
-    std::vector<std::filesystem::path> read{options.io_transposes};
-    for (const SourceFile& file : inputs.files) read.push_back(file.path);
-    if (inputs.index) read.push_back(inputs.index->path);
+    const std::vector<std::filesystem::path> read = FilesRead(inputs, options);
     for (const PlannedOutput& output : plan.outputs) {
       if (output.selected)
         IOTX_RETURN_IF_ERROR(CheckOutputFile(options.out_dir, output.path, read));

@@ -85,6 +85,11 @@ struct ApplyPlan {
 // The output dir's name for a single safetensors output: "<stem>.safetensors".
 std::string SafetensorsOutputName(const TensorSet& inputs);
 
+// The files a run reads: the spec file, every source file and a sharded checkpoint's index.
+// No output may be one of them (PlanApply), and the cleanup of killed runs' temporaries
+// keeps them whatever their names (Apply).
+std::vector<std::filesystem::path> FilesRead(const TensorSet& inputs, const ApplyOptions& options);
+
 // Reads options.io_transposes and checks everything, for every tensor of every file (so each
 // host of a fleet fails the same way), before anything is written: every spec names a tensor
 // (kUnknownInput) and holds its element count (NCC_IHNW003, naming both shapes), elements are
