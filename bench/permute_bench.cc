@@ -4,10 +4,12 @@
 // Benchmark names: <impl>/<case id>/threads:<n>; scripts/bench-table turns them into ratios.
 // Also: plan/<spec> times MakePlan alone (target: < 50 us for any rank-6 spec).
 //
-// Flags: --cases=PATH (default: the source tree's bench/bench-cases.txt), --threads=1,2, plus
+// Flags: --cases=PATH (default: the source tree's bench/bench-cases.txt), --threads=1,2,
+// --traffic (also each case's walks without the permute, one thread: RegisterTrafficCase), plus
 // Google Benchmark's own (--benchmark_repetitions, --benchmark_enable_random_interleaving,
 // --benchmark_format=json, --benchmark_filter, ...).
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 #include <cmath>
@@ -19,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "bench_cases.h"
 #include "iotx/plan.h"
+#include "kernels/machine.h"
 #include "measure.h"
 #include "peers.h"
+#include "traffic_walks.h"
 
 namespace iotx::bench {
 namespace {
@@ -108,6 +110,39 @@ void RegisterCase(const BenchCase& c, int threads, size_t max_bytes) {
     });
   }
 #endif
+}
+
+// With --traffic, on one thread: the memory traffic of the case's walks without the permute
+// (traffic_walks.h), as a tile walk with the kernel's strip height and as a staged walk with
+// its block size (blocks of about L2 / 8), each with ordinary and cache-bypassing stores.
+// Names: <walk>_traffic[_stream]/<case id>/threads:1; a case without a plane of whole tiles
+// reports why and is skipped.
+void RegisterTrafficCase(const BenchCase& c, size_t max_bytes) {
+  const auto bytes = static_cast<size_t>(c.bytes);
+  const auto elem = static_cast<int64_t>(ElementSize(c.dtype));
+  const kernels::Machine machine = kernels::CurrentMachine(false);
+  // The band walk's strip: its source lines fill half the L1 (the planner's BandStripRows).
+  const int64_t strip_rows = machine.l1d_bytes / (2 * machine.vector_bytes);
+  const int64_t block_rows = 128, block_bytes = std::max<int64_t>(64, machine.l2_bytes / 8 / 128);
+  for (const bool streaming : {false, true}) {
+    const std::string suffix = fmt::format("{}/{}/threads:1", streaming ? "_stream" : "", c.id);
+    const auto add = [&](const std::string& walk, auto run) {
+      benchmark::RegisterBenchmark((walk + "_traffic" + suffix).c_str(), [=](benchmark::State&
+                                                                                 state) {
+        auto plane = PlaneOf(c.shape, c.perm, elem);
+        if (!plane) return state.SkipWithError(plane.error().message.c_str());
+        Buffers& b = SharedBuffers(max_bytes);
+        Measure(state, 1, bytes, [&] { run(*plane, b.src->data(), b.dst->data()); });
+      })->UseRealTime();
+    };
+    add("tiles", [=](const TrafficPlane& plane, const std::byte* src, std::byte* dst) {
+      TileWalkTraffic(plane, src, dst, strip_rows, streaming);
+    });
+    add("staged", [=](const TrafficPlane& plane, const std::byte* src, std::byte* dst) {
+      static measure::Buffer stage(static_cast<size_t>(block_rows * block_bytes), false, 0);
+      StagedWalkTraffic(plane, src, dst, stage.data(), block_rows, block_bytes, streaming);
+    });
+  }
 }
 
 // One 2-D transpose per element width of src/kernels/widths.inc (the list is expanded here,
@@ -195,10 +230,13 @@ int main(int argc, char** argv) {
   setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   std::string cases_path = IOTX_BENCH_CASES_DEFAULT;
   std::vector<int> thread_counts = {1, 2};
+  bool traffic = false;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--cases=", 8) == 0) {
       cases_path = argv[i] + 8;
+    } else if (std::strcmp(argv[i], "--traffic") == 0) {
+      traffic = true;
     } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
       thread_counts.clear();
       for (const char* p = argv[i] + 10; *p;) {
@@ -219,6 +257,7 @@ int main(int argc, char** argv) {
   for (const auto& c : *cases) max_bytes = std::max(max_bytes, static_cast<size_t>(c.bytes));
   for (const auto& c : *cases) {
     for (int threads : thread_counts) iotx::bench::RegisterCase(c, threads, max_bytes);
+    if (traffic) iotx::bench::RegisterTrafficCase(c, max_bytes);
   }
   iotx::bench::RegisterWidthBenchmarks(thread_counts);
   iotx::bench::RegisterPlanBenchmarks(*cases);
