@@ -156,6 +156,10 @@ std::string Describe(const Plan& plan) {
     case kernels::Strategy::kStagedTiles: {
       std::string how;
       const bool avx512 = std::string_view(m.target).starts_with("AVX3");
+      // TileBandsRealigned (tiles-inl.h), which the band walk runs for such rows.
+      const bool realigns = n.strategy == kernels::Strategy::kTiles && n.streaming &&
+                            n.realign_rows &&
+                            kernels::BandWalkRealigns(avx512, n.vector_bytes, e, n.dst_row_stride);
       if (m.vector_bytes < 16) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tile-inl.h
@@ -228,7 +232,9 @@ std::string Describe(const Plan& plan) {
                   "and band, more streams than the hardware prefetcher follows");
       } else if (n.stage_pitch == 0 && n.strategy == kernels::Strategy::kTiles && n.streaming &&
                  n.blocked != kernels::Blocked::kRows &&
-                 kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols)) {
+                 kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols) &&
+                 (!realigns || kernels::DenseStageBeatsBands(n.dst_row_stride, n.rows, e,
+                                                             d.tile.tile_cols, n.strip_rows))) {
         // DenseStagedPlane (tiles-inl.h); items that each take a block of the rows see rows
         // that no longer follow each other, and walk band by band (the next line says so).
         const int64_t block = kernels::DenseStageBlockCols(n.dst_row_stride, d.tile.tile_cols);
@@ -253,6 +259,14 @@ std::string Describe(const Plan& plan) {
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? std::string()
+            : realigns
+                ? fmt::format("; destination rows {} B apart are not whole lines apart, so each "
+                              "band's tiles go through two L1 buffers in turn and each row's "
+                              "line between its last two tiles leaves whole with a "
+                              "cache-bypassing store (one lane permute of the two), a run's "
+                              "first and last partial lines with byte-masked ordinary stores, "
+                              "fetched for writing a band ahead",
+                              n.dst_row_stride)
             : !kernels::BandWalkStreams(n.dst_row_stride)
                 ? fmt::format("; destination rows {} B apart are not whole lines apart, so the "
                               "walk stores ordinarily though the plan streams",

@@ -195,6 +195,11 @@ std::optional<bool>& PrefetchAheadOverride() {
   return value;
 }
 
+std::optional<bool>& RealignRowsOverride() {
+  static std::optional<bool> value;
+  return value;
+}
+
 const Caches& CachedCaches() {
   static const Caches caches = ReadCaches();
   return caches;
@@ -217,6 +222,7 @@ Machine CurrentMachine(bool with_streaming_threshold) {
     m.staged_streaming_bytes = t.staged_bytes;
     m.one_thread_streaming_bytes = t.one_thread_bytes;
     m.streaming_why = t.why;
+    m.realign_rows_bytes = t.bytes;
     // Short strips from where they were measured to win, not below: the walk was timed on
     // planes as large as the calibration's buffers, and in cache tall strips are the faster.
     m.short_strips_bytes =
@@ -228,6 +234,8 @@ Machine CurrentMachine(bool with_streaming_threshold) {
     m.short_strips_bytes = *forced ? 1 : 0;
   if (const std::optional<bool> forced = PrefetchAheadOverride())
     m.prefetch_ahead_bytes = *forced ? 1 : 0;
+  if (const std::optional<bool> forced = RealignRowsOverride())
+    m.realign_rows_bytes = *forced ? 1 : 0;
   return m;
 }
 
@@ -237,6 +245,10 @@ void SetShortStripsForTest(std::optional<bool> short_strips) {
 
 void SetPrefetchAheadForTest(std::optional<bool> prefetch_ahead) {
   PrefetchAheadOverride() = prefetch_ahead;
+}
+
+void SetRealignRowsForTest(std::optional<bool> realign_rows) {
+  RealignRowsOverride() = realign_rows;
 }
 
 }  // namespace iotx::kernels

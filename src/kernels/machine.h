@@ -44,6 +44,13 @@ struct Machine {
   // hundreds of source rows are more streams than the hardware prefetcher follows. The
   // prefetches fetch nothing the walk would not fetch itself, only sooner.
   int64_t prefetch_ahead_bytes = 0;
+  // Band walks with cache-bypassing stores into destination rows that are not whole lines
+  // apart realign the rows' runs in place (BandWalkRealigns, nest.h) rather than stage them,
+  // from outputs of this many bytes (0: never): the copy's streaming threshold, past the
+  // cache. In cache the realigned walk's two L1 buffers cost more than the stage does (AMD
+  // EPYC Zen 5, 1 thread, f64 1001 x 1200 `1,0`, 9.6 MB: staged 0.52-0.53 of memcpy, realigned
+  // 0.40-0.43), in DRAM less (docs/performance.md, thirty-fourth look).
+  int64_t realign_rows_bytes = 0;
 };
 
 // The machine now: the cache geometry (read once per process), the dispatch's current
@@ -90,5 +97,9 @@ void SetShortStripsForTest(std::optional<bool> short_strips);
 // Likewise for Machine::prefetch_ahead_bytes: true makes it 1 (every tile walk with ordinary
 // stores prefetches its destination lines), false 0, nullopt restores half the L2.
 void SetPrefetchAheadForTest(std::optional<bool> prefetch_ahead);
+
+// Likewise for Machine::realign_rows_bytes: true makes it 1 (band walks realign at any size),
+// false 0, nullopt restores the streaming threshold.
+void SetRealignRowsForTest(std::optional<bool> realign_rows);
 
 }  // namespace iotx::kernels

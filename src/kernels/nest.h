@@ -122,6 +122,9 @@ struct Nest {
   // kTiles and kStagedTiles with ordinary stores, past half the L2: the walk fetches ahead
   // what it will read and write (Tile::prefetch_ahead).
   bool prefetch_ahead = false;
+  // kTiles with cache-bypassing stores: destination rows not whole lines apart have their runs
+  // realigned in place (Tile::realign_rows, TileBandsRealigned).
+  bool realign_rows = false;
   // kFusedTiles: `rows` is rows_inner rows (src_row_stride apart) times rows / rows_inner
   // blocks (src_outer_row_stride apart; with rows_mid > 0, below, rows_mid of them in each of
   // rows / (rows_inner * rows_mid) groups), consecutive in the destination; `cols` is cols_inner
@@ -177,6 +180,25 @@ inline constexpr int64_t kLineBytes = 64;
 // strips, fetching ahead, which staged plans may stream instead) and Describe ask too.
 constexpr bool BandWalkStreams(int64_t dst_row_stride) { return dst_row_stride % kLineBytes == 0; }
 
+// Whether a band walk (kTiles) with cache-bypassing stores writes destination rows that are
+// not whole lines apart as whole lines anyway, realigning each row's run (TileBandsRealigned in
+// tiles-inl.h): on AVX-512, whose two-source lane permutes join a row's consecutive tiles into
+// the line between them, and whose byte-masked stores write a run's partial first and last
+// lines without touching the bytes beside them. For 8- and 16-byte elements, whose tiles write
+// 8 and 4 lines through the walk's L1 buffers: in DRAM, 1 / 2 threads, ratio to memcpy, staged
+// -> realigned (AMD EPYC Zen 5, docs/performance.md, thirty-fourth look): f64 1001 x 20000
+// `1,0` 0.61-0.64 / 0.68-0.70 -> 0.80-0.81 / 0.74-0.81, c128 1001 x 8000 0.56-0.57 / 0.55-0.61
+// -> 0.68-0.72 / 0.66-0.67. Narrower tiles write 16-64 lines each through the buffers, which
+// cost more than the stage saves (f32 401x60x1493 `2,1,0` 0.62 -> 0.41, bf16 3000 x 10000 on
+// 2 threads 0.46-0.50 -> 0.34-0.37), so they stage. The rows must be a whole number of 8-byte
+// lanes apart, so that each starts a whole number of lanes into its line; elsewhere such a walk
+// stores ordinarily or stages (the planner's StagesTiles).
+constexpr bool BandWalkRealigns(bool avx512, int64_t vector_bytes, int64_t elem_bytes,
+                                int64_t dst_row_stride) {
+  return avx512 && vector_bytes == 64 && elem_bytes >= 8 && !BandWalkStreams(dst_row_stride) &&
+         dst_row_stride % 8 == 0;
+}
+
 // The largest block a staged walk uses: a stack buffer of the kernels (oneTBB workers have
 // 4 MiB stacks, the main thread 8 MiB); the planner sizes blocks from the L2 below it. A
 // fused walk that copies its source rows first (Nest::source_pitch) keeps a second one.
@@ -210,6 +232,22 @@ constexpr bool StagesDenseRows(int64_t dst_row_stride, int64_t rows, int64_t ele
                                int64_t tile_cols) {
   return !BandWalkStreams(dst_row_stride) && rows > 0 && dst_row_stride == rows * elem_bytes &&
          DenseStageBlockCols(dst_row_stride, tile_cols) > 0;
+}
+
+// The least of each source row a dense stage's block must read for a band walk to take it
+// (DenseStagedPlane) rather than stage or realign its rows.
+inline constexpr int64_t kDenseStageRunBytes = 256;
+
+// Whether a band walk with cache-bypassing stores goes through DenseStagedPlane where it could
+// also realign its rows (BandWalkRealigns): rows that follow each other (StagesDenseRows),
+// fewer than two strips of them (from there the driver may cut the rows between threads, and a
+// plane cut so is no longer dense), each block reading kDenseStageRunBytes of every source row.
+// The dense stage writes the lines across rows whole, where a realigned band walk would leave
+// each row's first and last lines to ordinary stores. The kernels and the planner both ask.
+constexpr bool DenseStageBeatsBands(int64_t dst_row_stride, int64_t rows, int64_t elem_bytes,
+                                    int64_t tile_cols, int64_t strip_rows) {
+  return rows < 2 * strip_rows && StagesDenseRows(dst_row_stride, rows, elem_bytes, tile_cols) &&
+         DenseStageBlockCols(dst_row_stride, tile_cols) * elem_bytes >= kDenseStageRunBytes;
 }
 
 // A fused plane's destination as `count` runs of `bytes` each, `stride` apart: its rows follow

@@ -74,6 +74,10 @@ struct Tile {
   // stores (kStoreTilesAhead tiles down a band, the next destination run of a staged block),
   // and a band walk fetches the next band's source lines.
   bool prefetch_ahead = false;
+  // kTiles with cache-bypassing stores, outputs of at least Machine::realign_rows_bytes:
+  // destination rows that are not whole lines apart have their runs realigned in place
+  // (RealignsRows, BandWalkRealigns in nest.h) rather than stored ordinarily.
+  bool realign_rows = false;
   // Staged with cache-bypassing stores because destination rows are not whole lines apart
   // (StagesStreamingRuns): a row block's first and last lines are shared with the blocks
   // above and below, which the walk completes across its own blocks but not across items, so

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 
 #include "kernels/machine.h"
 #include "kernels/nest.h"
@@ -14,6 +15,12 @@
 namespace iotx::kernels {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Whether the machine's dispatch runs an AVX-512 target (Highway's AVX3 family), whose byte
+// masks and lane permutes some walks need (HalvesByteTiles, BandWalkRealigns in nest.h).
+inline bool MachineAvx512(const Machine& m) {
+  return std::string_view(m.target).starts_with("AVX3");
+}
 inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 // The pitch of a stage whose rows hold `bytes` each: whole lines, an odd number of them, so
@@ -68,5 +75,10 @@ Fusion FindFusion(const Problem& p, const Machine& m);
 // the rows are not whole lines apart (`cols`' destination stride) and longer than a strip of
 // `strip_rows` (planner_strategy.cc).
 bool StagesStreamingRuns(const Dim& cols, int64_t rows, int64_t strip_rows);
+
+// Whether a band walk of `p` on vectors of `vector_bytes` realigns its destination rows
+// (Tile::realign_rows): cache-bypassing stores, an output of at least
+// Machine::realign_rows_bytes, and rows BandWalkRealigns (nest.h) takes.
+bool RealignsRows(const Problem& p, const Machine& m, int64_t vector_bytes, bool streaming);
 
 }  // namespace iotx::kernels

@@ -134,6 +134,7 @@ Nest BuildNest(const Problem& folded, Strategy strategy, const Tile& tile, const
   nest.src_rows_alias = tile.src_rows_alias;
   nest.band_group = tile.band_group;
   nest.prefetch_ahead = tile.prefetch_ahead;
+  nest.realign_rows = tile.realign_rows;
   nest.rows_inner = rows.n;
   nest.src_outer_row_stride = rows.n * rows.src_stride;
   nest.cols_inner = cols.n;

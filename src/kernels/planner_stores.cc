@@ -10,8 +10,7 @@ namespace iotx::kernels {
 namespace {
 // HalvesByteTiles (nest.h) on this machine's target and vector.
 bool MachineHalvesByteTiles(int64_t elem_bytes, const Machine& machine) {
-  return HalvesByteTiles(std::string_view(machine.target).starts_with("AVX3"), elem_bytes,
-                         machine.vector_bytes);
+  return HalvesByteTiles(MachineAvx512(machine), elem_bytes, machine.vector_bytes);
 }
 }  // namespace
 

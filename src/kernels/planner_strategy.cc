@@ -137,10 +137,6 @@ bool FusesTiles(const Problem& p, const Machine& m, bool /*streaming*/, int /*th
   return f.rows2 >= 0 || f.cols2 >= 0;
 }
 
-// The least of each source row a dense stage's block must read for a band walk to take it
-// in place of a staged walk (StagesTiles).
-constexpr int64_t kDenseStageRunBytes = 256;
-
 }  // namespace
 
 // With cache-bypassing stores, a walk whose destination rows are not whole lines apart
@@ -158,6 +154,12 @@ constexpr int64_t kDenseStageRunBytes = 256;
 // 0.40 (band / staged).
 bool StagesStreamingRuns(const Dim& cols, int64_t rows, int64_t strip_rows) {
   return !BandWalkStreams(cols.dst_stride) && rows > strip_rows;
+}
+
+bool RealignsRows(const Problem& p, const Machine& m, int64_t vector_bytes, bool streaming) {
+  return streaming && IsTilePlane(p) && m.realign_rows_bytes > 0 &&
+         ProblemBytes(p) >= m.realign_rows_bytes &&
+         BandWalkRealigns(MachineAvx512(m), vector_bytes, p.elem_bytes, ColsDim(p).dst_stride);
 }
 
 namespace {
@@ -189,10 +191,10 @@ bool StagesTiles(const Problem& p, const Machine& m, bool streaming, int threads
     // (in blocks of a strip), and a plane cut so is no longer dense: its band walk stores
     // ordinarily (bf16 801x100x685 `1,2,0`, 2 threads: 0.31-0.40 of memcpy, 0.65 staged).
     const int64_t strip_rows = BandStripRows(TileRows(e), vector_bytes, m);
-    if (rows.n < 2 * strip_rows && StagesDenseRows(cols.dst_stride, rows.n, e, tile_cols) &&
-        DenseStageBlockCols(cols.dst_stride, tile_cols) * e >= kDenseStageRunBytes) {
-      return false;
-    }
+    if (DenseStageBeatsBands(cols.dst_stride, rows.n, e, tile_cols, strip_rows)) return false;
+    // Where the band walk realigns its rows (RealignsRows), it writes whole lines itself, in
+    // place, without the stage's second pass over every byte.
+    if (RealignsRows(p, m, vector_bytes, streaming)) return false;
     return StagesStreamingRuns(cols, rows.n, strip_rows);
   }
   // StrideAliases asks a tile's lines and the next band's (which the hardware fetches while the

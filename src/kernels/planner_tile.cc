@@ -312,11 +312,14 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   // cache-bypassing stores nothing is read for the stores, and the band walks prefetch their
   // source already.
   // A band walk whose destination rows are not whole lines apart stores ordinarily even in a
-  // plan that streams (TilesPlane), so it fetches ahead there too, unless its rows follow each
-  // other and go through a stage (StagesDenseRows).
+  // plan that streams (TilesPlane), so it fetches ahead there too, unless it realigns them
+  // (BandWalkRealigns) or they follow each other and go through a stage (StagesDenseRows).
+  tile.realign_rows =
+      strategy == Strategy::kTiles && RealignsRows(folded, machine, tile.vector_bytes, streaming);
   const bool ordinary_stores =
-      !streaming || (strategy == Strategy::kTiles && !BandWalkStreams(cols.dst_stride) &&
-                     !StagesDenseRows(cols.dst_stride, rows.n, e, tile.tile_cols));
+      !streaming ||
+      (strategy == Strategy::kTiles && !BandWalkStreams(cols.dst_stride) && !tile.realign_rows &&
+       !StagesDenseRows(cols.dst_stride, rows.n, e, tile.tile_cols));
   tile.prefetch_ahead = ordinary_stores && machine.prefetch_ahead_bytes > 0 &&
                         (strategy == Strategy::kTiles || strategy == Strategy::kStagedTiles) &&
                         ProblemBytes(folded) >= machine.prefetch_ahead_bytes;

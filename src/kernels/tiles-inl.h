@@ -26,7 +26,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_SCALAR
 template <size_t kElem, class D>
 HWY_NOINLINE void TilesPlane(D, const uint8_t* src, int64_t ss, uint8_t* dst, int64_t ds,
-                             size_t rows, size_t cols, size_t, bool, bool, size_t, bool) {
+                             size_t rows, size_t cols, size_t, bool, bool, size_t, bool, bool) {
   ScalarPlane<kElem>(src, ss, dst, ds, rows, cols);
 }
 template <size_t kElem, class D>
@@ -177,6 +177,93 @@ HWY_INLINE void TileBandGroups(D d, const uint8_t* HWY_RESTRICT src, int64_t src
   }
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// Lanes `a` from lane `first` on, then `b`'s first lanes: the 64 bytes that start `first`
+// lanes into `a` where `b` follows it in memory (one two-source permute).
+template <class D>
+HWY_INLINE hn::VFromD<D> JoinLanes(D d, hn::VFromD<D> a, hn::VFromD<D> b, __m512i index) {
+  using T = hn::TFromD<D>;
+  const hn::RebindToUnsigned<D> du;
+  const __m512i x = hn::BitCast(du, a).raw, y = hn::BitCast(du, b).raw;
+  static_assert(sizeof(T) == 8, "8-byte lanes: 8- and 16-byte elements (BandWalkRealigns)");
+  return hn::BitCast(d, hn::VFromD<decltype(du)>{_mm512_permutex2var_epi64(x, index, y)});
+}
+
+// Full tiles as TileBands walks them, with cache-bypassing stores, into destination rows that
+// are not whole lines apart (BandWalkRealigns, nest.h): each destination row of a band starts
+// part-way into a line of its own, so its tiles' 64-byte pieces straddle two lines each. The
+// tiles go to two L1 buffers in turn (this tile's lines and the last one's), and each row's
+// line between its last two pieces leaves whole and aligned, one permute of the two
+// (JoinLanes); a run's first and last partial lines take byte-masked ordinary stores, which
+// leave the bytes beside them (another strip's, another thread's) untouched, their lines
+// fetched for writing a band ahead. The staged walk it replaces moves each byte through the
+// cache twice.
+template <size_t kElem, bool kSrcAlias, class D>
+HWY_INLINE void TileBandsRealigned(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
+                                   uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
+                                   size_t cols) {
+  using Shape = TileShape<kElem, D>;
+  using T = hn::TFromD<D>;
+  static_assert(Shape::kVecBytes == kLineBytes, "one vector per destination line");
+  const hn::Repartition<uint8_t, D> d8;
+  const hn::RebindToUnsigned<D> du;
+  using TU = hn::TFromD<decltype(du)>;
+  alignas(64) uint8_t lines[2][Shape::kCols * kLineBytes];
+  // Per row of the band: the bytes before its first line boundary (0: the row starts on one).
+  size_t head[Shape::kCols];
+  for (size_t c = 0; c < cols; c += Shape::kCols) {
+    const uint8_t* s = src + c * kElem;
+    uint8_t* t = dst + static_cast<int64_t>(c) * dst_row_stride;
+    const size_t last = rows / Shape::kRows - 1;
+    for (size_t j = 0; j < Shape::kCols; ++j) {
+      uint8_t* run = t + static_cast<int64_t>(j) * dst_row_stride;
+      const auto into = static_cast<size_t>(reinterpret_cast<uintptr_t>(run) % kLineBytes);
+      head[j] = (kLineBytes - into) % kLineBytes;
+      if (head[j] == 0) continue;
+      // The partial lines take ordinary stores, and one that misses holds every later store up
+      // until its line arrives: this band's last lines and the next band's first are fetched
+      // for writing now, a band ahead of their stores.
+      __builtin_prefetch(run + last * kLineBytes + head[j], /*rw=*/1, /*locality=*/3);
+      if (c + Shape::kCols < cols) {
+        __builtin_prefetch(run + static_cast<int64_t>(Shape::kCols) * dst_row_stride, 1, 3);
+      }
+    }
+    for (size_t r = 0, k = 0; r < rows; r += Shape::kRows, ++k) {
+      if (c + Shape::kCols < cols) {
+        PrefetchTileRows<Shape::kRows, kSrcAlias>(
+            s + static_cast<int64_t>(r) * src_row_stride + Shape::kCols * kElem, src_row_stride);
+      }
+      uint8_t* now = lines[k & 1];
+      const uint8_t* before = lines[(k + 1) & 1];
+      TransposeTile<kElem, false, kSrcAlias>(d, s + static_cast<int64_t>(r) * src_row_stride,
+                                             src_row_stride, now, kLineBytes);
+      for (size_t j = 0; j < Shape::kCols; ++j) {
+        uint8_t* piece = t + static_cast<int64_t>(j) * dst_row_stride + r * kElem;
+        const auto v = hn::Load(d, reinterpret_cast<const T*>(now + j * kLineBytes));
+        if (head[j] == 0) {
+          hn::Stream(v, d, reinterpret_cast<T*>(piece));
+        } else if (k == 0) {
+          hn::BlendedStore(hn::BitCast(d8, v), hn::FirstN(d8, head[j]), d8, piece);
+        } else {
+          const auto index =
+              hn::Add(hn::Iota(du, 0), hn::Set(du, static_cast<TU>(head[j] / sizeof(T))));
+          const auto prev = hn::Load(d, reinterpret_cast<const T*>(before + j * kLineBytes));
+          hn::Stream(JoinLanes(d, prev, v, index.raw), d,
+                     reinterpret_cast<T*>(piece - (kLineBytes - head[j])));
+        }
+      }
+    }
+    // Each run's last partial line: the last piece's bytes past its last line boundary.
+    for (size_t j = 0; j < Shape::kCols; ++j) {
+      if (head[j] == 0) continue;
+      uint8_t* piece = t + static_cast<int64_t>(j) * dst_row_stride + last * kLineBytes;
+      const auto v = hn::Load(d8, lines[last & 1] + j * kLineBytes);
+      hn::BlendedStore(v, hn::Not(hn::FirstN(d8, head[j])), d8, piece);
+    }
+  }
+}
+#endif
+
 // The parts of a plane outside its full tiles: columns [cols_full, cols) of rows [0,
 // rows_full), and rows [rows_full, rows) of every column.
 template <size_t kElem, class D>
@@ -258,7 +345,7 @@ template <size_t kElem, class D>
 HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                              uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                              size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
-                             size_t band_group, bool prefetch_ahead);
+                             size_t band_group, bool prefetch_ahead, bool realign_rows);
 
 // A plane whose destination rows follow each other but are not whole lines long, with
 // cache-bypassing stores (StagesDenseRows in nest.h): its destination is one block whose
@@ -292,7 +379,7 @@ HWY_NOINLINE void DenseStagedPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t
     m = cols - c0 < block + halo ? cols - c0 : block;
     const size_t covered = std::min(m + halo, cols - c0);
     TilesPlane<kElem>(d, src + c0 * kElem, src_row_stride, stage, static_cast<int64_t>(row_bytes),
-                      rows, covered, Shape::kRows, false, src_rows_alias, 1, false);
+                      rows, covered, Shape::kRows, false, src_rows_alias, 1, false, false);
     StreamOwnedLines(stage, dst + c0 * row_bytes, m * row_bytes, covered * row_bytes, c0 == 0);
   }
 }
@@ -309,7 +396,7 @@ template <size_t kElem, class D>
 HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_row_stride,
                              uint8_t* HWY_RESTRICT dst, int64_t dst_row_stride, size_t rows,
                              size_t cols, size_t strip_rows, bool streaming, bool src_rows_alias,
-                             size_t band_group, bool prefetch_ahead) {
+                             size_t band_group, bool prefetch_ahead, bool realign_rows) {
   using Shape = TileShape<kElem, D>;
   // A destination that starts part-way into a line (rows a whole number of lines apart, all
   // starting at the same offset in theirs) gets the source rows up to its first line boundary
@@ -319,8 +406,24 @@ HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
   // there directly. Left to ordinary stores in place, bf16 4096^2 `1,0` in 16 MiB ranges on
   // two threads ran at 0.41x of the same ranges into an aligned buffer, 0.75x peeled.
   const bool lines_apart = BandWalkStreams(dst_row_stride);
-  if (streaming && StagesDenseRows(dst_row_stride, static_cast<int64_t>(rows), kElem,
-                                   static_cast<int64_t>(Shape::kCols))) {
+  // Rows not whole lines apart realign their runs (TileBandsRealigned) where the planner said
+  // so (Nest::realign_rows) and this destination starts a whole number of lanes into a line,
+  // except rows that follow each other few enough for the dense stage (DenseStageBeatsBands).
+  bool realign = false;
+  (void)realign_rows;  // read on AVX-512 targets only
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (Shape::kVecBytes == kLineBytes && kElem >= 8) {
+    realign =
+        streaming && realign_rows &&
+        BandWalkRealigns(true, Shape::kVecBytes, kElem, dst_row_stride) &&
+        reinterpret_cast<uintptr_t>(dst) % 8 == 0 &&
+        !DenseStageBeatsBands(dst_row_stride, static_cast<int64_t>(rows), kElem,
+                              static_cast<int64_t>(Shape::kCols), static_cast<int64_t>(strip_rows));
+  }
+#endif
+  if (streaming && !realign &&
+      StagesDenseRows(dst_row_stride, static_cast<int64_t>(rows), kElem,
+                      static_cast<int64_t>(Shape::kCols))) {
     DenseStagedPlane<kElem>(d, src, src_row_stride, dst, rows, cols, src_rows_alias);
     return;
   }
@@ -352,7 +455,17 @@ HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
     const uint8_t* s = src + static_cast<int64_t>(r) * src_row_stride;
     uint8_t* t = dst + r * kElem;
     const size_t n = std::min(strip_rows, rows_full - r);
-    if (stream && band_group > 1) {
+    if (realign) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+      if constexpr (Shape::kVecBytes == kLineBytes && kElem >= 8) {
+        if (src_rows_alias) {
+          TileBandsRealigned<kElem, true>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
+        } else {
+          TileBandsRealigned<kElem, false>(d, s, src_row_stride, t, dst_row_stride, n, cols_full);
+        }
+      }
+#endif
+    } else if (stream && band_group > 1) {
       if (src_rows_alias) {
         TileBandGroups<kElem, true>(d, s, src_row_stride, t, dst_row_stride, n, cols_full,
                                     band_group);

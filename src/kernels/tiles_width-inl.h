@@ -106,7 +106,7 @@ HWY_NOINLINE void RunTiles(const Nest& nest, const uint8_t* src, uint8_t* dst, i
           const auto c = static_cast<size_t>(cols);
           if constexpr (kStrategy == Strategy::kTiles) {
             TilesPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, streaming, src_alias, band_group,
-                              prefetch_ahead);
+                              prefetch_ahead, nest.realign_rows);
           } else if constexpr (kStrategy == Strategy::kStagedTiles) {
             StagedPlane<kElem>(d, s2, ss, t2, ds, r, c, strip_rows, block_cols, pitch, src_alias,
                                prefetch_ahead, streaming);

@@ -69,6 +69,7 @@ struct RestoreMachineOverrides {
   ~RestoreMachineOverrides() {
     kernels::SetShortStripsForTest(std::nullopt);
     kernels::SetPrefetchAheadForTest(std::nullopt);
+    kernels::SetRealignRowsForTest(std::nullopt);
   }
 };
 

@@ -587,6 +587,28 @@ TEST(ChooseStrategyTest, StagesStreamingRunsThatShareLines) {
   EXPECT_EQ(ChooseStrategy(Folded({2001, 30000}, {1, 0}, 2), m, true).strategy,
             Strategy::kStagedTiles);
   EXPECT_EQ(ChooseStrategy(Folded({384 - 1, 8000}, {1, 0}, 4), m, true).strategy, Strategy::kTiles);
+  // 8- and 16-byte elements on AVX-512, past Machine::realign_rows_bytes, realign such rows in
+  // the band walk (RealignsRows), which fetches nothing ahead for its stores; smaller outputs,
+  // and a target without AVX-512, stage.
+  Machine realigning = m;
+  realigning.realign_rows_bytes = 32 << 20;
+  realigning.prefetch_ahead_bytes = 1;  // ordinary stores would fetch ahead at any size
+  for (const int64_t e : {8, 16}) {
+    const Problem wide = Folded({8001, 4000}, {1, 0}, e);  // rows 8001 x e B apart, >= 256 MB
+    EXPECT_EQ(ChooseStrategy(wide, realigning, true).strategy, Strategy::kTiles) << e;
+    const Tile tile = ChooseTile(wide, Strategy::kTiles, realigning, true);
+    EXPECT_TRUE(tile.realign_rows) << e;
+    EXPECT_FALSE(tile.prefetch_ahead) << e;
+    EXPECT_FALSE(ChooseTile(wide, Strategy::kTiles, realigning, false).realign_rows) << e;
+    EXPECT_TRUE(ChooseTile(wide, Strategy::kTiles, realigning, false).prefetch_ahead) << e;
+    EXPECT_EQ(ChooseStrategy(wide, m, true).strategy, Strategy::kStagedTiles) << e;  // never
+    const Problem cached = Folded({1001, 1200}, {1, 0}, e);  // rows 1001 x e B apart, < 32 MiB
+    EXPECT_EQ(ChooseStrategy(cached, realigning, true).strategy, Strategy::kStagedTiles) << e;
+    Machine avx2 = realigning;
+    avx2.target = "AVX2";
+    avx2.vector_bytes = 32;
+    EXPECT_EQ(ChooseStrategy(wide, avx2, true).strategy, Strategy::kStagedTiles) << e;
+  }
   // A fused plane (i8 801x72x387x7 `3,2,0,1`: 57672 rows, 7 x 387 columns 57672 B apart)
   // stages so too. Its source rows would be copied first (FusedSourceCopy) only where the
   // second stage holds the row of tiles past them: here it would not (320 x 448 B).

@@ -121,6 +121,14 @@ class WidthTest : public ::testing::TestWithParam<WidthParam> {
     EXPECT_TRUE(plan.has_value());
     return plan.has_value() ? iotx::Describe(**plan) : std::string();
   }
+
+  // Whether this target's band walk can realign destination rows `dst_row_stride` bytes apart
+  // (BandWalkRealigns in nest.h), as the planner asks it past Machine::realign_rows_bytes.
+  bool RealignsRows(int64_t dst_row_stride) const {
+    return kernels::BandWalkRealigns(
+        std::string_view(kernels::ChosenTargetName()).starts_with("AVX3"),
+        kernels::ChosenVectorBytes(), static_cast<int64_t>(GetParam().width), dst_row_stride);
+  }
 };
 
 using Layouts = std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
@@ -242,6 +250,46 @@ TEST_P(WidthTest, StreamedRunsWhoseLinesBlocksShare) {
           << text;
     }
     CheckStreamedAt(shape, perm, {0, 3 * width}, width * 11);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Cache-bypassing stores where destination rows are not whole lines apart, on AVX-512 for 8-
+// and 16-byte elements (BandWalkRealigns, nest.h): the band walk realigns each row's run
+// (TileBandsRealigned), streaming the lines between its tiles whole and writing each run's
+// first and last partial lines with byte-masked stores; at any size here (the planner's
+// Machine::realign_rows_bytes, past the cache, set to 1). Rows of several strips (so strips
+// meet part-way into lines) and a partial tile of them, columns past the last whole band, rows
+// that follow each other (2-D, past the dense stage's two strips) and rows far apart (3-D
+// `2,1,0`), destinations 0, 8 and 40 bytes into a line, 1 and 2 threads, whole and in ranges:
+// every byte against the reference, so a wrong join, a masked store past its bytes or a line
+// left out shows. Elsewhere the same layouts take the staged walk, checked the same way.
+TEST_P(WidthTest, RealignedRunsOfRowsNotWholeLinesApart) {
+  const RestoreMachineOverrides restore;
+  kernels::SetRealignRowsForTest(true);
+  const size_t width = GetParam().width;
+  const auto w = static_cast<int64_t>(width);
+  const int64_t band = kernels::ChosenVectorBytes() / w;
+  const auto& machine = kernels::CurrentMachine(false);
+  const int64_t strip_rows = machine.l1d_bytes / (2 * kernels::ChosenVectorBytes());
+  const int64_t rows = 2 * strip_rows + 9;
+  for (const auto& [shape, perm] : Layouts{
+           {{rows, 5 * band + 3}, {1, 0}},
+           {{rows, 3, 5 * band + 1}, {2, 1, 0}},
+       }) {
+    const std::string text = StreamingDescription(shape, perm);
+    if (text.empty()) return;  // MakePlan failed (recorded)
+    const int64_t dst_row_stride = w * (shape.size() == 2 ? rows : 3 * rows);
+    ASSERT_NE(dst_row_stride % kernels::kLineBytes, 0);
+    if (RealignsRows(dst_row_stride)) {
+      EXPECT_NE(text.find("strategy: tiles "), std::string::npos) << text;
+      EXPECT_NE(text.find("each row's line between its last two tiles leaves whole"),
+                std::string::npos)
+          << text;
+    } else {
+      EXPECT_EQ(text.find("each row's line between its last two tiles"), std::string::npos) << text;
+    }
+    CheckStreamedAt(shape, perm, {0, 8, 40}, width * 13);
     if (HasFatalFailure()) return;
   }
 }
