@@ -313,7 +313,7 @@ Tile ChooseTile(const Problem& folded, Strategy strategy, const Machine& machine
   // source already.
   // A band walk whose destination rows are not whole lines apart stores ordinarily even in a
   // plan that streams (TilesPlane), so it fetches ahead there too, unless it realigns them
-  // (BandWalkRealigns) or they follow each other and go through a stage (StagesDenseRows).
+  // (RealignsRows) or they follow each other and go through a stage (StagesDenseRows).
   tile.realign_rows =
       strategy == Strategy::kTiles && RealignsRows(folded, machine, tile.vector_bytes, streaming);
   const bool ordinary_stores =
