@@ -156,10 +156,6 @@ std::string Describe(const Plan& plan) {
     case kernels::Strategy::kStagedTiles: {
       std::string how;
       const bool avx512 = std::string_view(m.target).starts_with("AVX3");
-      // TileBandsRealigned (tiles-inl.h), which the band walk runs for such rows.
-      const bool realigns = n.strategy == kernels::Strategy::kTiles && n.streaming &&
-                            n.realign_rows &&
-                            kernels::BandWalkRealigns(avx512, n.vector_bytes, e, n.dst_row_stride);
       if (m.vector_bytes < 16) {
         how = "element by element (no SIMD target)";
       } else if (!avx512 && e < 8) {  // kTileInRegisters in tile-inl.h
@@ -233,7 +229,7 @@ std::string Describe(const Plan& plan) {
       } else if (n.stage_pitch == 0 && n.strategy == kernels::Strategy::kTiles && n.streaming &&
                  n.blocked != kernels::Blocked::kRows &&
                  kernels::StagesDenseRows(n.dst_row_stride, n.rows, e, d.tile.tile_cols) &&
-                 (!realigns || kernels::DenseStageBeatsBands(n.dst_row_stride, n.rows, e,
+                 (!n.realign_rows || kernels::DenseStageBeatsBands(n.dst_row_stride, n.rows, e,
                                                              d.tile.tile_cols, n.strip_rows))) {
         // DenseStagedPlane (tiles-inl.h); items that each take a block of the rows see rows
         // that no longer follow each other, and walk band by band (the next line says so).
@@ -259,7 +255,7 @@ std::string Describe(const Plan& plan) {
                               kernels::kStoreTilesAhead, Bytes(d.bytes))
                 : "",
             n.strategy != kernels::Strategy::kTiles || !n.streaming ? std::string()
-            : realigns
+            : n.realign_rows  // TileBandsRealigned (tiles-inl.h)
                 ? fmt::format("; destination rows {} B apart are not whole lines apart, so each "
                               "band's tiles go through two L1 buffers in turn and each row's "
                               "line between its last two tiles leaves whole with a "

@@ -414,9 +414,7 @@ HWY_NOINLINE void TilesPlane(D d, const uint8_t* HWY_RESTRICT src, int64_t src_r
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   if constexpr (Shape::kVecBytes == kLineBytes && kElem >= 8) {
     realign =
-        streaming && realign_rows &&
-        BandWalkRealigns(true, Shape::kVecBytes, kElem, dst_row_stride) &&
-        reinterpret_cast<uintptr_t>(dst) % 8 == 0 &&
+        realign_rows && reinterpret_cast<uintptr_t>(dst) % 8 == 0 &&
         !DenseStageBeatsBands(dst_row_stride, static_cast<int64_t>(rows), kElem,
                               static_cast<int64_t>(Shape::kCols), static_cast<int64_t>(strip_rows));
   }
